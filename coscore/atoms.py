@@ -1,0 +1,137 @@
+"""The four atom kinds — EM, SM, OP, CS — prepared once per rule, matching via the kernels.
+
+Calling an atom on a string gives ``(hit, value)`` exactly as the original engine does:
+EM/SM values are ints, OP/CS values are floats (int ``0`` when no key is similar at all,
+since the original starts its maximum from ``0``). The ``*_many`` method scores a
+whole column of distinct strings in one kernel call.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ._fast.jaccard import JaccardScorer
+from ._fast.lcs import LcsScorer
+from ._fast.substring import SubstringScanner
+from .spec import AtomSpec
+
+AtomResult = tuple[bool, "int | float"]
+
+
+class Atom:
+    """An atom of a rule: ``atom(text) -> (hit, value)``.
+
+    Attributes: ``id``, ``kind`` (``"EM" | "SM" | "OP" | "CS"``), ``desc``, ``keys``
+    (EM, OP, CS), ``groups`` (SM: options verbatim, with their ``!``/``~`` prefixes),
+    ``threshold`` (OP, CS).
+    """
+
+    kind = ""
+
+    def __init__(self, spec: AtomSpec):
+        self.id = spec.id
+        self.desc = spec.desc
+        self.keys: list[str] = list(spec.keys)
+        self.groups: list[list[str]] = [list(group) for group in spec.groups]
+        self.threshold: float = spec.threshold
+
+    def __call__(self, text: object) -> AtomResult:
+        raise NotImplementedError
+
+    def values_many(self, texts: Sequence[str]) -> np.ndarray:
+        """The atom's value (0 where it does not hit) for each string, as float64."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.id} {self.kind} {self.desc[:40]!r}>"
+
+
+class ExactMatch(Atom):
+    """EM: hit iff the text equals one of the comma-separated keys."""
+
+    kind = "EM"
+
+    def __init__(self, spec: AtomSpec):
+        super().__init__(spec)
+        self._keys = frozenset(self.keys)
+
+    def __call__(self, text: object) -> AtomResult:
+        return (True, 1) if type(text) is str and text in self._keys else (False, 0)
+
+    def values_many(self, texts: Sequence[str]) -> np.ndarray:
+        keys = self._keys
+        return np.fromiter((t in keys for t in texts), dtype=np.float64, count=len(texts))
+
+
+class SubstringMatch(Atom):
+    """SM: the number of groups one of whose options occurs (with ``!`` and ``~``)."""
+
+    kind = "SM"
+
+    def __init__(self, spec: AtomSpec):
+        super().__init__(spec)
+        self._scanner = SubstringScanner(self.groups)
+        self._needs_text = any(option for group in self.groups for option in group)
+
+    def __call__(self, text: object) -> AtomResult:
+        if type(text) is not str:
+            if self._needs_text:
+                raise TypeError(f"atom {self.id} (SM) needs a string, not {type(text).__name__}")
+            return (False, 0)
+        count = self._scanner.count(text)
+        return (count > 0, count)
+
+    def values_many(self, texts: Sequence[str]) -> np.ndarray:
+        return self._scanner.count_many(texts).astype(np.float64)
+
+
+class _Similarity(Atom):
+    """OP and CS: the best similarity over the keys, counted when it reaches the threshold."""
+
+    def __init__(self, spec: AtomSpec, scorer):
+        super().__init__(spec)
+        self._scorer = scorer
+
+    def __call__(self, text: object) -> AtomResult:
+        if type(text) is not str:
+            raise TypeError(f"atom {self.id} ({self.kind}) needs a string, not {type(text).__name__}")
+        best = self._scorer.best(text)
+        value = best if best > 0.0 else 0  # the original's max() starts from int 0
+        return (True, value) if value >= self.threshold else (False, 0)
+
+    def values_many(self, texts: Sequence[str]) -> np.ndarray:
+        best = self._scorer.best_many(texts)
+        return np.where(best >= self.threshold, best, 0.0)
+
+    def similarity_many(self, texts: Sequence[str]) -> np.ndarray:
+        """The best similarity of each string, before the threshold."""
+        return self._scorer.best_many(texts)
+
+
+class Proximity(_Similarity):
+    """OP: longest common subsequence with a key, divided by the key's length."""
+
+    kind = "OP"
+
+    def __init__(self, spec: AtomSpec):
+        super().__init__(spec, LcsScorer(list(spec.keys)))
+
+
+class CharacterSimilarity(_Similarity):
+    """CS: multiset Jaccard similarity of the characters (lowercased one by one, no spaces)."""
+
+    kind = "CS"
+
+    def __init__(self, spec: AtomSpec):
+        super().__init__(spec, JaccardScorer(list(spec.keys)))
+
+
+_KINDS: dict[str, type[Atom]] = {
+    "EM": ExactMatch, "SM": SubstringMatch, "OP": Proximity, "CS": CharacterSimilarity,
+}
+
+
+def build(spec: AtomSpec) -> Atom:
+    """The prepared atom for a validated spec."""
+    return _KINDS[spec.kind](spec)

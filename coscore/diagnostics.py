@@ -1,0 +1,54 @@
+"""Problems found in a rule: :class:`Diagnostic` and :class:`RuleError`."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Literal
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem in a rule, located by a dotted path.
+
+    ``path`` names the place (``"combos.A.combo"``, ``"atoms.3.desc"``, ``"comboMode"``);
+    ``column`` is the 1-based character column inside the expression or desc text when
+    the problem has one; ``source`` is that text, used to draw a caret.
+    """
+
+    path: str
+    message: str
+    column: int | None = None
+    severity: Severity = "error"
+    source: str | None = None
+
+    def __str__(self) -> str:
+        where = self.path if self.column is None else f"{self.path}, column {self.column}"
+        head = f"{where}: {self.message}" if self.severity == "error" else f"{where}: warning: {self.message}"
+        if self.column is None or self.source is None:
+            return head
+        return f"{head}\n{_caret_lines(self.source, self.column)}"
+
+    def to_dict(self) -> dict:
+        """A JSON-ready form: ``path``, ``message``, ``column``, ``severity``."""
+        return {"path": self.path, "message": self.message, "column": self.column, "severity": self.severity}
+
+
+def _caret_lines(source: str, column: int) -> str:
+    """The source line holding ``column`` (1-based over the whole text) with a caret under it."""
+    offset = column - 1
+    start = source.rfind("\n", 0, offset) + 1
+    end = source.find("\n", offset)
+    line = source[start : end if end >= 0 else len(source)]
+    if len(line) > 120:  # keep long expressions readable: a window around the column
+        lo = max(0, offset - start - 60)
+        line, start = line[lo : lo + 120], start + lo
+    return f"    {line}\n    {' ' * (offset - start)}^"
+
+
+class RuleError(ValueError):
+    """A rule that cannot be compiled; ``diagnostics`` lists every problem found."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic]):
+        self.diagnostics: list[Diagnostic] = list(diagnostics)
+        super().__init__("\n".join(str(d) for d in self.diagnostics) or "invalid rule")

@@ -1,0 +1,297 @@
+"""Evaluating a combo for one answer: the reference path, with Python's own semantics.
+
+A checked tree is turned once into nested closures; evaluating them on an
+:class:`Answer` applies Python's operators to plain Python values, so ``bool`` is an
+``int``, ``and``/``or`` return an operand, comparisons chain, and an operand that is not
+evaluated raises nothing — exactly as the original engine's ``eval`` did. Errors are
+ordinary Python exceptions (``ZeroDivisionError``, ``TypeError``, ``IndexError``,
+``KeyError``, ``OverflowError``) with readable messages.
+
+Each answer has the original's per-answer caches (``T L Q F U`` by argument, atoms by
+``(id, text)``): they are observable only in the types and signs of results (``U(1, 2)``
+then ``U(1.0, 2)`` gives the cached ``1``), which the compatible API reproduces.
+"""
+from __future__ import annotations
+
+import math
+import operator
+from typing import Callable, Mapping
+
+from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary
+
+Evaluator = Callable[["Answer"], object]
+
+
+class Answer:
+    """One answer being scored: its blanks, the rule's atoms and the per-answer caches."""
+
+    __slots__ = ("blanks", "atoms", "manual", "trace", "_joined", "_t", "_l", "_q", "_f", "_u", "_gm")
+
+    def __init__(self, blanks: list, atoms: Mapping[str, Callable], manual: bool = False, trace: list | None = None):
+        self.blanks = blanks
+        self.atoms = atoms
+        self.manual = manual
+        self.trace = trace
+        self._joined: str | None = None
+        self._t: dict = {}
+        self._l: dict = {}
+        self._q: dict = {}
+        self._f: dict = {}
+        self._u: dict = {}
+        self._gm: dict = {}
+
+    # -- blanks ----------------------------------------------------------------------
+    def joined(self) -> str:
+        if self._joined is None:
+            for i, blank in enumerate(self.blanks):
+                if type(blank) is not str:
+                    raise TypeError(f"blank {i} is {type(blank).__name__}, not a string")
+            self._joined = "".join(self.blanks)
+        return self._joined
+
+    def blank(self, n: object) -> str:
+        """``T(n)`` without the cache: blank ``n``, or all blanks joined for ``'*'``."""
+        if n == "*":
+            return self.joined()
+        if isinstance(n, str):
+            raise TypeError(f"a blank is named by an int or '*', not {n!r}")
+        try:
+            blank = self.blanks[n]
+        except IndexError:
+            count = len(self.blanks)
+            raise IndexError(f"blank {n} does not exist (the answer has {count} blank{'s' * (count != 1)})") from None
+        except TypeError:
+            raise TypeError(f"a blank is named by an int or '*', not {n!r}") from None
+        if type(blank) is not str:
+            raise TypeError(f"blank {n} is {type(blank).__name__}, not a string")
+        return blank
+
+    def T(self, n):
+        try:
+            return self._t[n]
+        except KeyError:
+            value = self._t[n] = self.blank(n)
+            return value
+
+    def L(self, n):
+        try:
+            return self._l[n]
+        except KeyError:
+            text = self.blank(n)
+            if self.manual:
+                value = 0 if text == "null" else len(text)
+                if n == "*":
+                    value = sum(0 if b == "null" else len(b) for b in self.blanks)
+            else:
+                value = cjk_count(text)
+            self._l[n] = value
+            return value
+
+    def Q(self, n):
+        try:
+            return self._q[n]
+        except KeyError:
+            if n == "*":
+                self.joined()  # every blank must be a string
+                value = sum(1 for b in self.blanks if b != "null" and b != "")
+            else:
+                text = self.blank(n)
+                value = text == "null" or text == ""
+            self._q[n] = value
+            return value
+
+    def F(self, n):
+        try:
+            return self._f[n]
+        except KeyError:
+            text = self.blank(n)
+            value = 0 if text == "null" else to_float(text)
+            self._f[n] = value
+            return value
+
+    def S(self, n):
+        return max(1, len(self.blank(n)))
+
+    def U(self, f, c):
+        key = (f, c)
+        try:
+            return self._u[key]
+        except KeyError:
+            value = self._u[key] = c if f >= c else f
+            return value
+
+    # -- atoms -----------------------------------------------------------------------
+    def atom(self, k, s) -> tuple:
+        key = (k, s)
+        try:
+            result = self._gm[key]
+        except KeyError:
+            atom_id = str(k)
+            atom = self.atoms.get(atom_id)
+            if atom is None:
+                raise KeyError(f"atom {atom_id!r} does not exist")
+            result = self._gm[key] = atom(s)
+        except TypeError:  # unhashable cannot happen with rule values; keep the message clear
+            raise TypeError(f"cannot call an atom with {type(s).__name__}") from None
+        return result
+
+    def G(self, k, s):
+        hit = self.atom(k, s)[0]
+        if self.trace is not None:
+            self.trace.append(("G", str(k), s, *self.atom(k, s)))
+        return hit
+
+    def M(self, k, s):
+        value = self.atom(k, s)[1]
+        if self.trace is not None:
+            self.trace.append(("M", str(k), s, *self.atom(k, s)))
+        return value
+
+
+def cjk_count(text: str) -> int:
+    """The number of distinct characters in U+4E00..U+9FA5 (what ``L`` counts)."""
+    return len({ch for ch in text if "\u4e00" <= ch <= "\u9fa5"})
+
+
+def to_float(text: str):
+    """``float(text)``, or int ``0`` when Python's ``float()`` rejects it (as ``F`` does)."""
+    try:
+        return float(text)
+    except (ValueError, OverflowError):
+        return 0
+
+
+def _multiply(a, b):
+    if type(a) is str or type(b) is str:
+        raise TypeError("strings cannot be multiplied (string repetition is not in the rule language)")
+    return a * b
+
+
+_BINARY = {"+": operator.add, "-": operator.sub, "*": _multiply, "/": operator.truediv}
+_COMPARE = {
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt,
+    "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+}
+
+
+def compile_tree(node: Node) -> Evaluator:
+    """A function ``f(answer) -> value`` evaluating ``node`` with Python semantics."""
+    if isinstance(node, Const):
+        value = node.value
+        return lambda a: value
+    if isinstance(node, Call):
+        return _compile_call(node)
+    if isinstance(node, Unary):
+        inner = compile_tree(node.operand)
+        if node.op == "not":
+            return lambda a: not inner(a)
+        if node.op == "-":
+            return lambda a: -inner(a)
+        return lambda a: +inner(a)
+    if isinstance(node, Arith):
+        first = compile_tree(node.first)
+        rest = tuple((_BINARY[op], compile_tree(operand)) for op, operand, _ in node.rest)
+        if len(rest) == 1:
+            (apply, second), = rest
+            return lambda a: apply(first(a), second(a))
+
+        def arith(a):
+            acc = first(a)
+            for apply, operand in rest:
+                acc = apply(acc, operand(a))
+            return acc
+
+        return arith
+    if isinstance(node, Compare):
+        first = compile_tree(node.first)
+        rest = tuple((_COMPARE[op], compile_tree(operand)) for op, operand, _ in node.rest)
+        if len(rest) == 1:
+            (test, second), = rest
+            return lambda a: test(first(a), second(a))
+
+        def chain(a):
+            left = first(a)
+            result = True
+            for test, operand in rest:
+                right = operand(a)
+                result = test(left, right)
+                if not result:
+                    return result
+                left = right
+            return result
+
+        return chain
+    if isinstance(node, BoolOp):
+        operands = tuple(compile_tree(operand) for operand in node.operands)
+        if node.op == "and":
+            def conjunction(a):
+                for operand in operands:
+                    value = operand(a)
+                    if not value:
+                        return value
+                return value
+
+            return conjunction
+
+        def disjunction(a):
+            for operand in operands:
+                value = operand(a)
+                if value:
+                    return value
+            return value
+
+        return disjunction
+    if isinstance(node, IfExp):
+        then, cond, orelse = compile_tree(node.then), compile_tree(node.cond), compile_tree(node.orelse)
+        return lambda a: then(a) if cond(a) else orelse(a)
+    raise TypeError(f"not an expression node: {node!r}")
+
+
+def _compile_call(node: Call) -> Evaluator:
+    op = node.op
+    args = tuple(compile_tree(arg) for arg in node.args)
+    if op in "TLQFS":
+        method = getattr(Answer, op)
+        (arg,) = node.args
+        if isinstance(arg, Const):
+            n = arg.value
+            return lambda a: method(a, n)
+        (inner,) = args
+        return lambda a: method(a, inner(a))
+    if op in "GMU":
+        method = getattr(Answer, op)
+        first, second = args
+        if isinstance(node.args[0], Const):
+            k = node.args[0].value
+            return lambda a: method(a, k, second(a))
+        return lambda a: method(a, first(a), second(a))
+    if op == "A":
+        return lambda a: sum(1 for arg in args if arg(a))
+    if op == "X":
+        if len(args) == 1:
+            (only,) = args
+            return lambda a: max((only(a),))
+        return lambda a: max([arg(a) for arg in args])
+    raise TypeError(f"unknown operator {op}")  # the parser refuses these
+
+
+def combo_result(value, score, mode: str):
+    """A combo's contribution: ``score`` or int 0 in logic mode, ``value * score`` in value mode."""
+    if mode == "logic":
+        return score if value else 0
+    if type(value) is str:
+        raise TypeError("a value-mode combo must give a number, not a string")
+    return value * score
+
+
+def total(results: list, combo_mode: str):
+    """ADD: the left-to-right sum from int 0; MAX: the first maximum; then clamped to [0, 10]."""
+    if combo_mode == "ADD":
+        result = 0
+        for value in results:
+            result = result + value
+    else:
+        result = max(results)
+    if isinstance(result, float) and math.isnan(result):
+        raise ValueError("the total is NaN")
+    return 0 if result < 0 else (10 if result > 10 else result)

@@ -1,0 +1,111 @@
+"""The checked syntax tree of a combo expression.
+
+Every node carries ``col``, the 1-based character column of the construct in the
+combo text, and ``depth``, its nesting depth (1 for a leaf). Chains of one
+precedence level are flat: ``a + b - c`` is one :class:`Arith`, ``a < b <= c`` one
+:class:`Compare`, ``a and b and c`` one :class:`BoolOp`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+#: Operators of the rule language and their number of arguments (``None``: any, ``X`` needs one).
+OPERATOR_ARITY: dict[str, tuple[int, int | None]] = {
+    "T": (1, 1), "L": (1, 1), "Q": (1, 1), "F": (1, 1), "S": (1, 1),
+    "G": (2, 2), "M": (2, 2), "U": (2, 2),
+    "A": (0, None), "X": (1, None),
+}
+#: Operators whose single argument names a blank (an int or ``'*'``).
+BLANK_OPERATORS = frozenset("TLQFS")
+#: Operators whose first argument names an atom.
+ATOM_OPERATORS = frozenset("GM")
+
+Value = Union[bool, int, float, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Const:
+    value: Value
+    col: int
+    depth: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    op: str
+    args: tuple["Node", ...]
+    col: int
+    depth: int = field(default=1)
+
+
+@dataclass(frozen=True, slots=True)
+class Unary:
+    op: str  # "-", "+", "not"
+    operand: "Node"
+    col: int
+    depth: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Arith:
+    """``first (op operand)*`` for ``+ - * /`` of one precedence level, folded left."""
+
+    first: "Node"
+    rest: tuple[tuple[str, "Node", int], ...]
+    col: int
+    depth: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class BoolOp:
+    op: str  # "and" | "or"
+    operands: tuple["Node", ...]
+    col: int
+    depth: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Compare:
+    """A comparison chain ``first op1 x1 op2 x2 …`` (Python's chained comparison)."""
+
+    first: "Node"
+    rest: tuple[tuple[str, "Node", int], ...]
+    col: int
+    depth: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class IfExp:
+    then: "Node"
+    cond: "Node"
+    orelse: "Node"
+    col: int
+    depth: int = 1
+
+
+Node = Union[Const, Call, Unary, Arith, BoolOp, Compare, IfExp]
+
+
+def children(node: Node) -> tuple[Node, ...]:
+    """The direct sub-expressions of ``node``, in evaluation order."""
+    if isinstance(node, Const):
+        return ()
+    if isinstance(node, Call):
+        return node.args
+    if isinstance(node, Unary):
+        return (node.operand,)
+    if isinstance(node, (Arith, Compare)):
+        return (node.first, *(operand for _, operand, _ in node.rest))
+    if isinstance(node, BoolOp):
+        return node.operands
+    return (node.cond, node.then, node.orelse)
+
+
+def walk(node: Node):
+    """Every node of the tree, parents before children (iterative: no recursion limit)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(children(current)))
