@@ -39,8 +39,8 @@ class Atom:
     def __call__(self, text: object) -> AtomResult:
         raise NotImplementedError
 
-    def values_many(self, texts: Sequence[str]) -> np.ndarray:
-        """The atom's value (0 where it does not hit) for each string, as float64."""
+    def evaluate_many(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """``(hits, values)`` for many strings: a bool array and a float64 array."""
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -59,9 +59,10 @@ class ExactMatch(Atom):
     def __call__(self, text: object) -> AtomResult:
         return (True, 1) if type(text) is str and text in self._keys else (False, 0)
 
-    def values_many(self, texts: Sequence[str]) -> np.ndarray:
+    def evaluate_many(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         keys = self._keys
-        return np.fromiter((t in keys for t in texts), dtype=np.float64, count=len(texts))
+        hits = np.fromiter((t in keys for t in texts), dtype=bool, count=len(texts))
+        return hits, hits.astype(np.float64)
 
 
 class SubstringMatch(Atom):
@@ -82,8 +83,9 @@ class SubstringMatch(Atom):
         count = self._scanner.count(text)
         return (count > 0, count)
 
-    def values_many(self, texts: Sequence[str]) -> np.ndarray:
-        return self._scanner.count_many(texts).astype(np.float64)
+    def evaluate_many(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        counts = self._scanner.count_many(texts)
+        return counts > 0, counts.astype(np.float64)
 
 
 class _Similarity(Atom):
@@ -100,9 +102,10 @@ class _Similarity(Atom):
         value = best if best > 0.0 else 0  # the original's max() starts from int 0
         return (True, value) if value >= self.threshold else (False, 0)
 
-    def values_many(self, texts: Sequence[str]) -> np.ndarray:
+    def evaluate_many(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         best = self._scorer.best_many(texts)
-        return np.where(best >= self.threshold, best, 0.0)
+        hits = best >= self.threshold
+        return hits, np.where(hits, best, 0.0)
 
     def similarity_many(self, texts: Sequence[str]) -> np.ndarray:
         """The best similarity of each string, before the threshold."""

@@ -1,38 +1,197 @@
-"""Scoring many answers: deduplication, order, and assembling a :class:`Batch`."""
+"""Scoring many answers: chunks, deduplication, the columnar path, and ``jobs``.
+
+A batch is cut into chunks. When every combo of the rule can be evaluated column-wise,
+a chunk goes through :mod:`coscore.expr.columnar`: each atom runs once per *distinct*
+string of its text column in one kernel call, and each combo is a few array passes.
+Only the answers it flags — errors, inexact integers, malformed answers — are scored
+again by the reference evaluator, each distinct one once. Otherwise every distinct
+answer is scored by the reference evaluator. Results always keep the input order.
+"""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+import itertools
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 import numpy as np
+
+from ._fast.batch import check_answers
+from .expr.columnar import EXACT_LIMIT, BatchContext, build, column_kind
 
 if TYPE_CHECKING:
     from .rule import AnswerLike, Batch, Rule
 
+#: Answers per chunk: large enough to amortise per-chunk costs, small enough to bound memory.
+DEFAULT_CHUNK_SIZE = 65_536
 
-def score_many(rule: "Rule", answers: Iterable["AnswerLike"], jobs: int = 1) -> "Batch":
-    """Score ``answers`` with ``rule``; each distinct answer is scored once."""
+
+class ColumnarPlan:
+    """A rule's combos compiled for column-wise evaluation (``None`` from :func:`plan` if impossible)."""
+
+    def __init__(self, rule: "Rule"):
+        spec = rule.spec
+        self.rule = rule
+        self.combos = [(c.id, build(c.tree), float(c.score), c.mode) for c in spec.combos]
+        self.integral_scores = all(isinstance(c.score, int) for c in spec.combos)
+
+    def run(self, answers: list, flag: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
+        """Totals, combo results and the flag mask (``flag`` updated) for well-formed answers."""
+        rule = self.rule
+        ctx = BatchContext(answers, rule.atoms, rule.dialect == "manual")
+        n = len(answers)
+        results: dict[str, np.ndarray] = {}
+        with np.errstate(all="ignore"):
+            for combo_id, evaluate, score, mode in self.combos:
+                kind, values, f = evaluate(ctx)
+                if f is not None:
+                    flag |= f
+                if mode == "logic":
+                    truthy = values != 0 if kind == "num" else np.fromiter((len(s) > 0 for s in values), bool, n)
+                    result = np.where(truthy, score, 0.0)
+                elif kind != "num":  # a string in value mode is an error: the reference path says so
+                    flag[:] = True
+                    result = np.zeros(n)
+                else:
+                    result = values * score
+                    flag |= np.abs(result) >= EXACT_LIMIT
+                results[combo_id] = result
+            combos = list(results.values())
+            if rule.combo_mode == "ADD":
+                total = np.zeros(n)
+                for result in combos:
+                    total = total + result
+                    flag |= np.abs(total) >= EXACT_LIMIT
+            else:
+                total = combos[0].copy()
+                for result in combos[1:]:
+                    total = np.where(result > total, result, total)
+            flag |= np.isnan(total)
+            total = np.where(total < 0, 0.0, np.where(total > 10, 10.0, total))
+        return total, results, flag
+
+
+def plan(rule: "Rule") -> ColumnarPlan | None:
+    """The columnar plan of ``rule``, or ``None`` when some combo needs the reference path."""
+    if not rule.spec.combos:
+        return None
+    if any(column_kind(c.tree) is None for c in rule.spec.combos):
+        return None
+    return ColumnarPlan(rule)
+
+
+def score_chunk(rule: "Rule", answers: list) -> "Batch":
+    """Score one chunk (a list of answers) into a :class:`Batch`."""
     from .rule import Batch
 
-    answers = answers if isinstance(answers, list) else list(answers)
     n = len(answers)
     scores = np.full(n, np.nan)
-    errors: list[str | None] = [None] * n
     combos = {cid: np.full(n, np.nan) for cid in rule.combo_ids}
+    errors: list[str | None] = [None] * n
+    columnar = rule._plan
+    if columnar is not None and n:
+        odd, _, _ = check_answers(answers)
+        flag = np.zeros(n, dtype=bool)
+        rows = answers
+        if odd:  # not a list of strings: scored (and explained) by the reference path
+            rows = list(answers)
+            for i in odd:
+                rows[i] = ()
+            flag[odd] = True
+        total, results, flag = columnar.run(rows, flag)
+        scores[:] = total
+        for cid, values in results.items():
+            combos[cid][:] = values
+        redo = np.flatnonzero(flag).tolist()
+    else:
+        redo = range(n)
     seen: dict = {}
-    for i, answer in enumerate(answers):
-        key = (answer,) if isinstance(answer, str) else tuple(answer) if isinstance(answer, (list, tuple)) else None
+    for i in redo:
+        answer = answers[i]
         try:
-            outcome = seen.get(key) if key is not None else None
-        except TypeError:
+            key = (answer,) if type(answer) is str else tuple(answer)
+            outcome = seen.get(key)
+        except TypeError:  # not an answer, or unhashable blanks
             key, outcome = None, None
         if outcome is None:
             outcome = rule.score(answer)
             if key is not None:
                 seen[key] = outcome
-        if outcome.error is None:
-            scores[i] = outcome.score
-        else:
-            errors[i] = outcome.error
-        for cid, value in outcome.combos.items():
-            combos[cid][i] = value
+        _store(i, outcome, scores, combos, errors)
     return Batch(scores, errors, combos)
+
+
+def _store(i: int, outcome, scores: np.ndarray, combos: dict, errors: list) -> None:
+    scores[i] = math.nan if outcome.error is not None else outcome.score
+    errors[i] = outcome.error
+    for cid, values in combos.items():
+        values[i] = outcome.combos.get(cid, math.nan)
+
+
+def _chunks(answers: Iterable, size: int) -> Iterator[list]:
+    if isinstance(answers, list):
+        for start in range(0, len(answers), size):
+            yield answers[start : start + size]
+        return
+    iterator = iter(answers)
+    while True:
+        chunk = list(itertools.islice(iterator, size))
+        if not chunk:
+            return
+        yield chunk
+
+
+def _workers(jobs: int) -> int:
+    if jobs == -1 or jobs == 0:
+        return os.cpu_count() or 1
+    if jobs < -1:
+        return max(1, (os.cpu_count() or 1) + 1 + jobs)
+    return jobs
+
+
+def score_chunks(rule: "Rule", answers: Iterable["AnswerLike"], chunk_size: int = DEFAULT_CHUNK_SIZE, jobs: int = 1) -> Iterator["Batch"]:
+    """Score ``answers`` chunk by chunk, yielding one :class:`Batch` per chunk, in order.
+
+    With ``jobs > 1`` (``-1``: every core) chunks are scored by that many threads; the
+    kernels release the GIL. Memory stays proportional to ``jobs`` chunks.
+    """
+    if chunk_size < 1:
+        raise ValueError("chunk_size must be at least 1")
+    workers = _workers(jobs)
+    if workers <= 1:
+        for chunk in _chunks(answers, chunk_size):
+            yield score_chunk(rule, chunk)
+        return
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        pending = []
+        for chunk in _chunks(answers, chunk_size):
+            pending.append(pool.submit(score_chunk, rule, chunk))
+            if len(pending) > workers:
+                yield pending.pop(0).result()
+        for future in pending:
+            yield future.result()
+
+
+def concat(rule: "Rule", batches: list["Batch"]) -> "Batch":
+    """One :class:`Batch` from consecutive ones."""
+    from .rule import Batch
+
+    if len(batches) == 1:
+        return batches[0]
+    if not batches:
+        return Batch(np.empty(0), [], {cid: np.empty(0) for cid in rule.combo_ids})
+    return Batch(
+        np.concatenate([b.scores for b in batches]),
+        [e for b in batches for e in b.errors],
+        {cid: np.concatenate([b.combos[cid] for b in batches]) for cid in rule.combo_ids},
+    )
+
+
+def score_many(rule: "Rule", answers: Iterable["AnswerLike"], jobs: int = 1, chunk_size: int | None = None) -> "Batch":
+    """Score ``answers`` with ``rule`` into one :class:`Batch` (input order kept)."""
+    size = chunk_size or DEFAULT_CHUNK_SIZE
+    workers = _workers(jobs)
+    if chunk_size is None and workers > 1 and isinstance(answers, list):
+        size = min(DEFAULT_CHUNK_SIZE, max(1024, -(-len(answers) // (workers * 2))))
+    return concat(rule, list(score_chunks(rule, answers, size, jobs)))

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence, Union
+from typing import Any, Iterable, Iterator, Sequence, Union
 
 import numpy as np
 
 from . import atoms as _atoms
+from . import engine as _engine
 from .diagnostics import Diagnostic
 from .expr.evaluate import Answer as _Answer
 from .expr.evaluate import combo_result, compile_tree, total
@@ -53,7 +54,11 @@ class Batch:
 
     def __getitem__(self, index: int) -> Outcome:
         error = self.errors[index]
-        combos = {cid: float(values[index]) for cid, values in self.combos.items() if not math.isnan(values[index])}
+        combos = {
+            cid: float(values[index])
+            for cid, values in self.combos.items()
+            if error is None or not math.isnan(values[index])
+        }
         return Outcome(None if error is not None else float(self.scores[index]), combos, error)
 
     @property
@@ -86,6 +91,7 @@ class Rule:
         self.dialect: str = spec.dialect
         self._manual = spec.dialect == "manual"
         self._combos = [(c.id, compile_tree(c.tree), c.score, c.mode) for c in spec.combos]
+        self._plan = _engine.plan(self)
 
     def __repr__(self) -> str:
         return f"<coscore.Rule {len(self.atoms)} atoms, combos {','.join(self.combo_ids)} {self.combo_mode}>"
@@ -137,14 +143,24 @@ class Rule:
         return Outcome(float(value), combos)
 
     # -- many answers ----------------------------------------------------------------
-    def score_many(self, answers: Iterable[AnswerLike], jobs: int = 1) -> Batch:
-        """Score many answers; identical answers are scored once.
+    def score_many(self, answers: Iterable[AnswerLike], jobs: int = 1, chunk_size: int | None = None) -> Batch:
+        """Score many answers; results keep the input order.
 
-        ``answers`` is any iterable of answers; results keep its order.
+        ``answers`` is any iterable of answers (lists of blanks, or strings). Identical
+        answers are scored once, each atom runs once per distinct string, and combos are
+        evaluated over whole columns. ``jobs`` threads score chunks in parallel
+        (``-1``: every core). The result equals scoring each answer with :meth:`score`.
         """
-        from .engine import score_many
+        return _engine.score_many(self, answers, jobs=jobs, chunk_size=chunk_size)
 
-        return score_many(self, answers, jobs=jobs)
+    def score_chunks(
+        self, answers: Iterable[AnswerLike], chunk_size: int = _engine.DEFAULT_CHUNK_SIZE, jobs: int = 1
+    ) -> Iterator[Batch]:
+        """Score a stream of answers lazily, one :class:`Batch` per ``chunk_size`` answers.
+
+        Memory stays bounded by the chunk size whatever the stream's length.
+        """
+        return _engine.score_chunks(self, answers, chunk_size=chunk_size, jobs=jobs)
 
 
 def compile(source: RuleSource, *, dialect: str | None = None) -> Rule:  # noqa: A001 - public name

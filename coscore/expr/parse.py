@@ -138,7 +138,8 @@ class _Parser:
                 self._reduce_frame()
                 if self.ops:
                     opener = self.ops[-1]
-                    raise ExprSyntaxError(f"'(' was never closed", opener.col)
+                    name = opener.text if opener.kind == "call" else ""
+                    raise ExprSyntaxError(f"'{name}(' was never closed", opener.col)
                 (tree,) = self.vals
                 return tree
             else:
@@ -178,6 +179,8 @@ class _Parser:
             following = self.tokens[self.pos]
             if following.kind == "op" and following.text == "(":
                 raise ExprSyntaxError(f"unknown operator '{text}'", col)
+            if following.kind == "op" and following.text == ":=":
+                raise ExprSyntaxError(_REFUSED_OPERATORS[":="], following.col)
             raise ExprSyntaxError(f"unknown name '{text}'", col)
         if kind == "end":
             raise ExprSyntaxError("unexpected end of expression", col)

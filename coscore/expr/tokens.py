@@ -74,7 +74,7 @@ def tokenize(text: str) -> list[Token]:
         elif ch == "#":
             end = text.find("\n", pos)
             pos = n if end < 0 else end
-        elif ch.isdigit() or (ch == "." and text[pos + 1 : pos + 2].isdigit()):
+        elif "0" <= ch <= "9" or (ch == "." and "0" <= text[pos + 1 : pos + 2] <= "9" and pos + 1 < n):
             pos = _number(text, pos, tokens)
         elif ch in "'\"":
             pos = _string(text, pos, "", tokens)

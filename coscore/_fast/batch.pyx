@@ -1,0 +1,121 @@
+"""Batch plumbing in C: checking answers, taking blank columns, deduplicating strings.
+
+These loops run once per answer of a batch, so they are written against the C API
+instead of as Python loops; they hold no rule logic.
+"""
+from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.object cimport PyObject
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
+
+import numpy as np
+
+cdef inline Py_ssize_t _size(object answer):
+    """The number of blanks of a well-formed answer (a str is one blank)."""
+    if type(answer) is str:
+        return 1
+    if type(answer) is list:
+        return PyList_GET_SIZE(answer)
+    return PyTuple_GET_SIZE(answer)
+
+
+cdef inline object _item(object answer, Py_ssize_t j):
+    if type(answer) is str:
+        return answer
+    if type(answer) is list:
+        return <object>PyList_GET_ITEM(answer, j)
+    return <object>PyTuple_GET_ITEM(answer, j)
+
+
+def check_answers(list answers):
+    """``(odd, most, fewest)``: the positions of answers that are not a ``str`` or a
+    list/tuple of ``str``, and the largest and smallest blank counts of the others."""
+    cdef Py_ssize_t n = PyList_GET_SIZE(answers), i, j, size
+    cdef Py_ssize_t most = 0, fewest = -1
+    cdef list odd = []
+    cdef object answer, kind
+    cdef bint ok
+    for i in range(n):
+        answer = <object>PyList_GET_ITEM(answers, i)
+        kind = type(answer)
+        if kind is str:
+            size = 1
+        elif kind is list or kind is tuple:
+            size = _size(answer)
+            ok = True
+            for j in range(size):
+                if type(_item(answer, j)) is not str:
+                    ok = False
+                    break
+            if not ok:
+                odd.append(i)
+                continue
+        else:
+            odd.append(i)
+            continue
+        if size > most:
+            most = size
+        if fewest < 0 or size < fewest:
+            fewest = size
+    return odd, most, max(fewest, 0)
+
+
+def blank_column(list answers, Py_ssize_t n):
+    """Blank ``n`` (negative: from the end) of each well-formed answer, as a list, and a
+    bool mask of the answers without it (``None`` when none lacks it; they get ``""``)."""
+    cdef Py_ssize_t m = PyList_GET_SIZE(answers), i, size, j
+    cdef list out = [None] * m
+    cdef object answer
+    missing = np.zeros(m, dtype=bool)
+    cdef unsigned char[::1] miss = missing.view(np.uint8)
+    cdef bint any_missing = False
+    for i in range(m):
+        answer = <object>PyList_GET_ITEM(answers, i)
+        size = _size(answer)
+        j = n if n >= 0 else size + n
+        if 0 <= j < size:
+            out[i] = _item(answer, j)
+        else:
+            out[i] = ""
+            miss[i] = 1
+            any_missing = True
+    return out, (missing if any_missing else None)
+
+
+def joined_column(list answers):
+    """All blanks of each well-formed answer joined with no separator."""
+    cdef Py_ssize_t m = PyList_GET_SIZE(answers), i
+    cdef list out = [None] * m
+    cdef object answer
+    for i in range(m):
+        answer = <object>PyList_GET_ITEM(answers, i)
+        if type(answer) is str:
+            out[i] = answer
+        elif _size(answer) == 1:
+            out[i] = _item(answer, 0)
+        else:
+            out[i] = "".join(answer)
+    return out
+
+
+def dedup_strings(list strings):
+    """``(distinct, index)``: the distinct strings in first-occurrence order and, for
+    each input, its position among them (an intp array)."""
+    cdef Py_ssize_t n = PyList_GET_SIZE(strings), i, m = 0
+    cdef dict positions = {}
+    cdef list distinct = []
+    cdef object s
+    cdef PyObject *found
+    index = np.empty(n, dtype=np.intp)
+    cdef Py_ssize_t[::1] idx = index
+    for i in range(n):
+        s = <object>PyList_GET_ITEM(strings, i)
+        found = PyDict_GetItem(positions, s)
+        if found is NULL:
+            PyDict_SetItem(positions, s, m)
+            distinct.append(s)
+            idx[i] = m
+            m += 1
+        else:
+            idx[i] = <Py_ssize_t><object>found
+    return distinct, index

@@ -1,0 +1,399 @@
+"""Evaluating combos over a whole batch of distinct answers at once: the fast path.
+
+Each node of a combo becomes one operation over a column (a float64 array for numbers
+and booleans, a list for strings), so a batch costs a few array passes per node
+instead of a Python call per node per answer. Alongside its values every column
+carries a *flag* mask: the answers whose value this path cannot vouch for — an error
+(division by zero, a missing blank), or an integer too large for a float64 to hold
+exactly. Flags follow Python's evaluation order (an operand that ``and``/``or``,
+``if``/``else`` or a comparison chain skips raises nothing), and every flagged answer
+is scored again by the reference evaluator (:mod:`coscore.expr.evaluate`), which gives
+its exact value or error message. So the two paths agree by construction wherever the
+columns are exact, and the property tests check that they do.
+
+Only combos whose operand types are known when the rule is compiled are vectorised
+(:func:`column_kind`); a rule with any other combo is scored answer by answer.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from .._fast.batch import blank_column, dedup_strings, joined_column
+from .evaluate import cjk_count, to_float
+from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary
+
+#: Integers at or above this magnitude are not exact in float64: such answers are re-scored.
+EXACT_LIMIT = float(2**53)
+
+Flag = "np.ndarray | None"
+Column = tuple  # (kind: "num" | "str", values: ndarray | list, flag: ndarray | None)
+ColumnFn = Callable[["BatchContext"], Column]
+
+_NUM, _STR = "num", "str"
+_COMPARE = {
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt,
+    "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+}
+
+
+def column_kind(node: Node) -> str | None:
+    """``"num"`` or ``"str"`` when ``node`` can be evaluated column-wise, else ``None``."""
+    if isinstance(node, Const):
+        if isinstance(node.value, str):
+            return _STR
+        if isinstance(node.value, int) and abs(node.value) >= 2**53:
+            return None
+        return _NUM
+    if isinstance(node, Call):
+        op, args = node.op, node.args
+        if op in "TLQFS":
+            if not isinstance(args[0], Const):
+                return None
+            return _STR if op == "T" else _NUM
+        if op in "GM":
+            return _NUM if isinstance(args[0], Const) and column_kind(args[1]) == _STR else None
+        kinds = [column_kind(arg) for arg in args]
+        if op == "A":
+            return _NUM if None not in kinds else None
+        return _NUM if all(k == _NUM for k in kinds) else None  # U, X
+    if isinstance(node, Unary):
+        kind = column_kind(node.operand)
+        if node.op == "not":
+            return _NUM if kind is not None else None
+        return _NUM if kind == _NUM else None
+    if isinstance(node, Arith):
+        kinds = {column_kind(node.first), *(column_kind(o) for _, o, _ in node.rest)}
+        if kinds == {_NUM}:
+            return _NUM
+        if kinds == {_STR} and all(op == "+" for op, _, _ in node.rest):
+            return _STR
+        return None
+    if isinstance(node, Compare):
+        left = column_kind(node.first)
+        for op, operand, _ in node.rest:
+            right = column_kind(operand)
+            if left is None or right is None or (left != right and op not in ("==", "!=")):
+                return None
+            left = right
+        return _NUM
+    if isinstance(node, BoolOp):
+        kinds = {column_kind(o) for o in node.operands}
+        return kinds.pop() if len(kinds) == 1 and None not in kinds else None
+    if isinstance(node, IfExp):
+        if column_kind(node.cond) is None:
+            return None
+        then, orelse = column_kind(node.then), column_kind(node.orelse)
+        return then if then == orelse else None
+    return None
+
+
+class BatchContext:
+    """The answers of one batch and its caches.
+
+    ``answers`` are well formed (a ``str``, or a list/tuple of ``str``); the engine puts
+    ``()`` in place of any other, and flags it.
+    """
+
+    def __init__(self, answers: list, atoms: Mapping, manual: bool):
+        self.answers = answers
+        self.n = len(answers)
+        self.atoms = atoms
+        self.manual = manual
+        self.cache: dict = {}
+
+    def blank(self, n) -> Column:
+        """``T(n)`` as a column; answers without blank ``n`` are flagged."""
+        key = ("T", n)
+        column = self.cache.get(key)
+        if column is None:
+            if n == "*":
+                column = (_STR, joined_column(self.answers), None)
+            else:
+                column = (_STR, *blank_column(self.answers, n))
+            self.cache[key] = column
+        return column
+
+    def distinct(self, text_key, strings: list) -> tuple[list, np.ndarray]:
+        """The distinct strings of a text column and each row's position among them."""
+        key = ("distinct", text_key)
+        found = self.cache.get(key)
+        if found is None:
+            found = self.cache[key] = dedup_strings(strings)
+        return found
+
+
+def _or(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a | b
+
+
+def _and_flag(mask, flag):
+    """``flag`` where ``mask`` holds (the flag of an operand evaluated only there)."""
+    if flag is None:
+        return None
+    return mask & flag
+
+
+def _truthy(column: Column) -> np.ndarray:
+    kind, values, _ = column
+    if kind == _NUM:
+        return values != 0
+    return np.fromiter((len(s) > 0 for s in values), dtype=bool, count=len(values))
+
+
+def _inexact(values: np.ndarray):
+    big = np.abs(values) >= EXACT_LIMIT
+    return big if big.any() else None
+
+
+def build(node: Node) -> ColumnFn:
+    """A function ``f(ctx) -> column`` for a node :func:`column_kind` accepts."""
+    if isinstance(node, Const):
+        value = node.value
+        if isinstance(value, str):
+            return lambda ctx: (_STR, [value] * ctx.n, None)
+        number = float(value)
+        return lambda ctx: (_NUM, np.full(ctx.n, number), None)
+    if isinstance(node, Call):
+        return _build_call(node)
+    if isinstance(node, Unary):
+        inner = build(node.operand)
+        if node.op == "not":
+            def negation(ctx):
+                column = inner(ctx)
+                return _NUM, (~_truthy(column)).astype(np.float64), column[2]
+            return negation
+        if node.op == "-":
+            def minus(ctx):
+                _, values, flag = inner(ctx)
+                return _NUM, -values, flag
+            return minus
+        return inner
+    if isinstance(node, Arith):
+        return _build_arith(node)
+    if isinstance(node, Compare):
+        return _build_compare(node)
+    if isinstance(node, BoolOp):
+        return _build_boolop(node)
+    if isinstance(node, IfExp):
+        return _build_ifexp(node)
+    raise TypeError(f"not a columnar node: {node!r}")
+
+
+def _build_call(node: Call) -> ColumnFn:
+    op, args = node.op, node.args
+    if op in "TLQFS":
+        n = args[0].value
+        if op == "T":
+            return lambda ctx: ctx.blank(n)
+        per_text = _BLANK_MEASURES[op]
+
+        def measure(ctx):
+            key = (op, n, ctx.manual)
+            if key not in ctx.cache:
+                if op == "Q" and n == "*":
+                    values = np.fromiter(
+                        (sum(1 for b in a if b != "" and b != "null") for a in ctx.answers), dtype=np.float64, count=ctx.n
+                    )
+                    ctx.cache[key] = (_NUM, values, None)
+                elif op == "L" and ctx.manual:
+                    _, strings, flag = ctx.blank(n)
+                    if n == "*":
+                        lengths = (sum(0 if b == "null" else len(b) for b in a) for a in ctx.answers)
+                    else:
+                        lengths = (0 if s == "null" else len(s) for s in strings)
+                    ctx.cache[key] = (_NUM, np.fromiter(lengths, dtype=np.float64, count=ctx.n), flag)
+                else:
+                    _, strings, flag = ctx.blank(n)
+                    values = np.fromiter(map(per_text, strings), dtype=np.float64, count=ctx.n)
+                    ctx.cache[key] = (_NUM, values, flag)
+            return ctx.cache[key]
+
+        return measure
+    if op in "GM":
+        atom_id = str(args[0].value)
+        text = build(args[1])
+        text_key = _text_key(args[1])
+        use_hits = op == "G"
+
+        def atom_call(ctx):
+            key = ("atom", atom_id, text_key)
+            result = ctx.cache.get(key)
+            if result is None:
+                _, strings, flag = text(ctx)
+                distinct, index = ctx.distinct(text_key, strings)
+                hits, values = ctx.atoms[atom_id].evaluate_many(distinct)
+                result = ctx.cache[key] = (hits[index].astype(np.float64), values[index], flag)
+            hits, values, flag = result
+            return _NUM, hits if use_hits else values, flag
+
+        return atom_call
+    parts = [build(arg) for arg in args]
+    if op == "A":
+        def count(ctx):
+            total = np.zeros(ctx.n)
+            flag = None
+            for part in parts:
+                column = part(ctx)
+                total += _truthy(column)
+                flag = _or(flag, column[2])
+            return _NUM, total, flag
+        return count
+    if op == "X":
+        def maximum(ctx):
+            _, best, flag = parts[0](ctx)
+            for part in parts[1:]:
+                _, values, f = part(ctx)
+                best = np.where(values > best, values, best)
+                flag = _or(flag, f)
+            return _NUM, best, flag
+        return maximum
+    # U(f, C): C if f >= C else f
+    first, cap = parts
+
+    def upper(ctx):
+        _, f, flag_f = first(ctx)
+        _, c, flag_c = cap(ctx)
+        return _NUM, np.where(f >= c, c, f), _or(flag_f, flag_c)
+
+    return upper
+
+
+def _cjk(text: str) -> int:
+    return cjk_count(text) if text else 0
+
+
+def _is_empty(text: str) -> bool:
+    return text == "" or text == "null"
+
+
+def _number(text: str):
+    return 0 if text == "null" else to_float(text)
+
+
+def _size(text: str) -> int:
+    return max(1, len(text))
+
+
+_BLANK_MEASURES = {"L": _cjk, "Q": _is_empty, "F": _number, "S": _size}
+
+
+def _text_key(node: Node):
+    """A structural key of a string expression, so equal expressions share one atom pass."""
+    if isinstance(node, Const):
+        return ("lit", node.value)
+    if isinstance(node, Call):
+        return ("T", node.args[0].value)
+    if isinstance(node, Arith):
+        return ("cat", _text_key(node.first), *(_text_key(o) for _, o, _ in node.rest))
+    return ("node", id(node))
+
+
+def _build_arith(node: Arith) -> ColumnFn:
+    first = build(node.first)
+    rest = [(op, build(operand)) for op, operand, _ in node.rest]
+    if column_kind(node) == _STR:
+        def concat(ctx):
+            _, values, flag = first(ctx)
+            for _, part in rest:
+                _, more, f = part(ctx)
+                values = [a + b for a, b in zip(values, more)]
+                flag = _or(flag, f)
+            return _STR, values, flag
+        return concat
+
+    def arith(ctx):
+        _, acc, flag = first(ctx)
+        for op, part in rest:
+            _, values, f = part(ctx)
+            flag = _or(flag, f)
+            if op == "+":
+                acc = acc + values
+            elif op == "-":
+                acc = acc - values
+            elif op == "*":
+                acc = acc * values
+            else:
+                zero = values == 0
+                if zero.any():
+                    flag = _or(flag, zero)
+                    values = np.where(zero, 1.0, values)
+                acc = acc / values
+            flag = _or(flag, _inexact(acc))
+        return _NUM, acc, flag
+
+    return arith
+
+
+def _compare_columns(op: str, left: Column, right: Column) -> np.ndarray:
+    lk, lv, _ = left
+    rk, rv, _ = right
+    if lk == _NUM and rk == _NUM:
+        return _COMPARE[op](lv, rv)
+    if lk != rk:  # a string and a number are never equal
+        return np.full(len(lv), op == "!=")
+    test = _COMPARE[op]
+    return np.fromiter((test(a, b) for a, b in zip(lv, rv)), dtype=bool, count=len(lv))
+
+
+def _build_compare(node: Compare) -> ColumnFn:
+    first = build(node.first)
+    rest = [(op, build(operand)) for op, operand, _ in node.rest]
+
+    def compare(ctx):
+        left = first(ctx)
+        flag = left[2]
+        active = None  # rows where the chain is still being evaluated
+        for op, part in rest:
+            right = part(ctx)
+            flag = _or(flag, right[2] if active is None else _and_flag(active, right[2]))
+            result = _compare_columns(op, left, right)
+            active = result if active is None else active & result
+            left = right
+        return _NUM, active.astype(np.float64), flag
+
+    return compare
+
+
+def _select(mask: np.ndarray, kind: str, when_true, when_false):
+    if kind == _NUM:
+        return np.where(mask, when_true, when_false)
+    return [a if m else b for m, a, b in zip(mask, when_true, when_false)]
+
+
+def _build_boolop(node: BoolOp) -> ColumnFn:
+    parts = [build(operand) for operand in node.operands]
+    kind = column_kind(node)
+    conjunction = node.op == "and"
+
+    def boolop(ctx):
+        columns = [part(ctx) for part in parts]
+        _, values, flag = columns[-1]
+        for column in reversed(columns[:-1]):
+            truthy = _truthy(column)
+            goes_on = truthy if conjunction else ~truthy  # rows that evaluate the next operand
+            values = _select(goes_on, kind, values, column[1])
+            flag = _or(column[2], _and_flag(goes_on, flag))
+        return kind, values, flag
+
+    return boolop
+
+
+def _build_ifexp(node: IfExp) -> ColumnFn:
+    then, cond, orelse = build(node.then), build(node.cond), build(node.orelse)
+    kind = column_kind(node)
+
+    def ifexp(ctx):
+        condition = cond(ctx)
+        truthy = _truthy(condition)
+        a, b = then(ctx), orelse(ctx)
+        flag = _or(condition[2], _or(_and_flag(truthy, a[2]), _and_flag(~truthy, b[2])))
+        return kind, _select(truthy, kind, a[1], b[1]), flag
+
+    return ifexp

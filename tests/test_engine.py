@@ -1,0 +1,122 @@
+"""score_many (columnar, deduplicated, chunked, threaded) equals score answer by answer."""
+from __future__ import annotations
+
+import json
+import math
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import coscore
+from conftest import load_cases
+
+CASES = load_cases()
+RULES = list({json.dumps(c["rule"], sort_keys=True): c["rule"] for c in CASES}.values())
+ANSWERS = [c["answers"] for c in CASES]
+PIECES = sorted({piece for answer in ANSWERS for blank in answer for piece in (blank, blank[:3], blank[-2:])})
+
+
+def _equal(a: float, b: float) -> bool:
+    return a == b or (math.isnan(a) and math.isnan(b))
+
+
+def _same(rule: coscore.Rule, answers: list, batch: coscore.Batch) -> None:
+    assert len(batch) == len(answers)
+    for i, answer in enumerate(answers):
+        outcome = rule.score(answer)
+        assert (outcome.error is None) == (batch.errors[i] is None), (answer, outcome, batch.errors[i])
+        if outcome.error is None:
+            assert outcome.score == batch.scores[i], (answer, outcome)
+            for cid in rule.combo_ids:
+                assert _equal(outcome.combos[cid], batch.combos[cid][i]), (answer, cid)
+        else:
+            assert outcome.error == batch.errors[i]
+            assert math.isnan(batch.scores[i])
+
+
+def _random_answers(rng: random.Random, count: int) -> list:
+    answers = []
+    for _ in range(count):
+        size = rng.choice([1, 2, 3, 3, 4])
+        answers.append(["".join(rng.choice(PIECES) for _ in range(rng.randint(0, 3))) or rng.choice(["", "null", "1", " 7 ", "nan"]) for _ in range(size)])
+    return answers
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_columnar_path_equals_reference_on_every_conformance_rule(seed):
+    rng = random.Random(seed)
+    for rule_source in RULES:
+        rule = coscore.compile(rule_source)
+        answers = _random_answers(rng, 12)
+        answers += answers[:3]  # duplicates
+        _same(rule, answers, rule.score_many(answers))
+
+
+def test_nearly_every_conformance_rule_is_vectorised():
+    vectorised = sum(coscore.compile(r)._plan is not None for r in RULES)
+    assert vectorised / len(RULES) > 0.95
+
+
+_COMBOS = st.sampled_from([
+    "M(0, T(0)) / M(1, T(0))", "G(0, T(0)) and 1 / M(0, T(0)) > 0.5", "Q(0) or 1 / L(0)",
+    "1 < M(2, T('*')) <= 2 < 1 / M(0, T(1))", "X(M(0, T(0)), F(0), -S(1))", "U(F(0), 3) * 2",
+    "(T(0) + T(1)) == 'ab'", "A(T(0), Q(1), G(1, T(1)))", "F(0) * 1e308 * 10", "F(0) * 9007199254740993",
+    "T(0) != 1", "M(1, T(0) + T(0)) if G(0, T(1)) else -F(1)", "not (T(0) and T(1))", "T(2) == 'x'",
+    "(T(0) or T(1)) == 'a'", "F(0) / (F(1) - F(1))", "L('*') - L(0) * 3", "S('*') + Q('*')",
+])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    combos=st.lists(_COMBOS, min_size=1, max_size=4),
+    modes=st.lists(st.sampled_from(["logic", "value"]), min_size=4, max_size=4),
+    combo_mode=st.sampled_from(["ADD", "MAX"]),
+    blanks=st.lists(st.lists(st.sampled_from(["a", "b", "ab", "", "null", "2", "0", "1e300", "nan", "-3", "爱国", "ΑΣ"]), min_size=1, max_size=3), min_size=1, max_size=20),
+)
+def test_random_rules_agree_on_both_paths(combos, modes, combo_mode, blanks):
+    rule = coscore.compile({
+        "atoms": {"0": {"type": "OP", "desc": "0.3:ab,爱国"}, "1": {"type": "SM", "desc": "a|~b,!x|2"}, "2": {"type": "CS", "desc": "0:ασ,b"}},
+        "combos": {chr(65 + i): {"combo": c, "score": 1.5 if i % 2 else 2, "mode": modes[i]} for i, c in enumerate(combos)},
+        "comboMode": combo_mode,
+    })
+    _same(rule, blanks, rule.score_many(blanks))
+
+
+def test_iterables_chunks_and_jobs_keep_order():
+    rule = coscore.compile({
+        "atoms": {"0": {"type": "OP", "desc": "0.2:前进障碍变换车道停止"}},
+        "combos": {"A": {"combo": "M(0, T(0)) / (S(0) - 3)", "score": 5, "mode": "value"}},
+        "comboMode": "ADD",
+    })
+    rng = random.Random(7)
+    answers = [["".join(rng.choice("前进障碍物车道停止左右") for _ in range(rng.randint(0, 6)))] for _ in range(5000)]
+    reference = rule.score_many(answers)
+    assert any(e is not None for e in reference.errors)
+    for jobs in (1, 2, -1):
+        for chunk_size in (1, 7, 1000, None):
+            batch = rule.score_many(iter(answers), jobs=jobs, chunk_size=chunk_size)
+            np.testing.assert_array_equal(batch.scores, reference.scores)
+            assert batch.errors == reference.errors
+    chunks = list(rule.score_chunks(iter(answers), chunk_size=999))
+    assert [len(c) for c in chunks] == [999] * 5 + [5]
+    np.testing.assert_array_equal(np.concatenate([c.scores for c in chunks]), reference.scores)
+
+
+def test_odd_answers_are_per_answer_errors_not_crashes():
+    rule = coscore.compile({"atoms": {}, "combos": {"A": {"combo": "S(0)", "score": 1, "mode": "value"}}, "comboMode": "ADD"})
+    batch = rule.score_many([["abc"], None, [1], "xy", ("a", "b"), []])
+    assert batch.scores[0] == 3 and batch.scores[3] == 2 and batch.scores[4] == 1
+    assert batch.errors[1] is not None and batch.errors[2] is not None and batch.errors[5] is not None
+    assert rule.score_many([]).scores.shape == (0,)
+
+
+def test_hostile_answers_are_fine():
+    rule = coscore.compile(json.loads((__import__("pathlib").Path(__file__).parent.parent / "coscore/data/demo/lane-change.rule.json").read_text()))
+    big = "前进障碍" * 250_000
+    weird = "\ud800\x00\U0001f600前进\udfff" * 1000
+    batch = rule.score_many([[big], [weird], [""]])
+    assert batch.errors == [None, None, None]
+    assert rule.score([weird]).score == batch.scores[1]
