@@ -120,3 +120,28 @@ def test_hostile_answers_are_fine():
     batch = rule.score_many([[big], [weird], [""]])
     assert batch.errors == [None, None, None]
     assert rule.score([weird]).score == batch.scores[1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet=st.characters(codec=None, min_codepoint=0, max_codepoint=0x10FFFF), max_size=4), max_size=60))
+def test_dedup_strings_is_exact_on_any_unicode(strings):
+    from coscore._fast.batch import dedup_strings
+
+    strings = strings + strings[: len(strings) // 2]
+    distinct, index = dedup_strings(strings)
+    assert distinct == list(dict.fromkeys(strings))
+    assert [distinct[i] for i in index] == strings
+
+
+def test_blank_columns_of_ragged_answers():
+    from coscore._fast.batch import blank_column, check_answers, joined_column
+
+    answers = ["a", ["b", "c"], ("d", "e", "f"), [], ["g"]]
+    assert check_answers(answers) == ([], 3, 0)
+    assert check_answers([["a", 1], None, "x"]) == ([0, 1], 1, 1)
+    values, missing = blank_column(answers, 1)
+    assert values == ["", "c", "e", "", ""] and missing.tolist() == [True, False, False, True, True]
+    values, missing = blank_column(answers, -1)
+    assert values == ["a", "c", "f", "", "g"] and missing.tolist() == [False, False, False, True, False]
+    assert blank_column(answers[:1], 0) == (["a"], None)
+    assert joined_column(answers) == ["a", "bc", "def", "", "g"]

@@ -3,10 +3,13 @@
 These loops run once per answer of a batch, so they are written against the C API
 instead of as Python loops; they hold no rule logic.
 """
-from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
-from cpython.object cimport PyObject
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+cdef extern from "Python.h":
+    Py_hash_t PyObject_Hash(object) except -1
 
 import numpy as np
 
@@ -100,22 +103,50 @@ def joined_column(list answers):
 
 def dedup_strings(list strings):
     """``(distinct, index)``: the distinct strings in first-occurrence order and, for
-    each input, its position among them (an intp array)."""
-    cdef Py_ssize_t n = PyList_GET_SIZE(strings), i, m = 0
-    cdef dict positions = {}
+    each input, its position among them (an intp array).
+
+    An open-addressing table over the strings' own (cached) hashes: one probe sequence
+    per string and no Python objects allocated for the positions.
+    """
+    cdef Py_ssize_t n = PyList_GET_SIZE(strings), i, j, m = 0, size = 16, mask, slot
+    cdef Py_hash_t h
     cdef list distinct = []
-    cdef object s
-    cdef PyObject *found
+    cdef str s
+    cdef object item
+    while size < 2 * n:
+        size <<= 1
+    mask = size - 1
+    cdef Py_ssize_t *table = <Py_ssize_t *>malloc(size * sizeof(Py_ssize_t))
+    cdef Py_hash_t *hashes = <Py_hash_t *>malloc((n + 1) * sizeof(Py_hash_t))
+    if table is NULL or hashes is NULL:
+        free(table)
+        free(hashes)
+        raise MemoryError()
+    memset(table, 0xFF, size * sizeof(Py_ssize_t))  # every slot -1
     index = np.empty(n, dtype=np.intp)
     cdef Py_ssize_t[::1] idx = index
-    for i in range(n):
-        s = <object>PyList_GET_ITEM(strings, i)
-        found = PyDict_GetItem(positions, s)
-        if found is NULL:
-            PyDict_SetItem(positions, s, m)
-            distinct.append(s)
-            idx[i] = m
-            m += 1
-        else:
-            idx[i] = <Py_ssize_t><object>found
+    try:
+        for i in range(n):
+            item = <object>PyList_GET_ITEM(strings, i)
+            if type(item) is not str:
+                raise TypeError(f"expected str, got {type(item).__name__}")
+            s = <str>item
+            h = PyObject_Hash(s)
+            slot = <Py_ssize_t>(<size_t>h & <size_t>mask)
+            while True:
+                j = table[slot]
+                if j < 0:
+                    table[slot] = m
+                    hashes[m] = h
+                    distinct.append(s)
+                    idx[i] = m
+                    m += 1
+                    break
+                if hashes[j] == h and <str>PyList_GET_ITEM(distinct, j) == s:
+                    idx[i] = j
+                    break
+                slot = (slot + 1) & mask
+    finally:
+        free(table)
+        free(hashes)
     return distinct, index
