@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 import numpy as np
 
-from ._fast.batch import check_answers
+from ._fast.batch import check_answers, dedup_answers
 from .expr.columnar import EXACT_LIMIT, BatchContext, build, column_kind
 
 if TYPE_CHECKING:
@@ -36,10 +36,11 @@ class ColumnarPlan:
         self.combos = [(c.id, build(c.tree), float(c.score), c.mode) for c in spec.combos]
         self.integral_scores = all(isinstance(c.score, int) for c in spec.combos)
 
-    def run(self, answers: list, flag: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
-        """Totals, combo results and the flag mask (``flag`` updated) for well-formed answers."""
+    def run(self, answers: list, flag: np.ndarray, single_blank: bool = False) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
+        """Totals, combo results and the flag mask (``flag`` updated) for well-formed,
+        distinct answers; ``single_blank``: every answer has exactly one blank."""
         rule = self.rule
-        ctx = BatchContext(answers, rule.atoms, rule.dialect == "manual")
+        ctx = BatchContext(answers, rule.atoms, rule.dialect == "manual", single_blank)
         n = len(answers)
         results: dict[str, np.ndarray] = {}
         with np.errstate(all="ignore"):
@@ -91,7 +92,7 @@ def score_chunk(rule: "Rule", answers: list) -> "Batch":
     errors: list[str | None] = [None] * n
     columnar = rule._plan
     if columnar is not None and n:
-        odd, _, _ = check_answers(answers)
+        odd, most, fewest = check_answers(answers)
         flag = np.zeros(n, dtype=bool)
         rows = answers
         if odd:  # not a list of strings: scored (and explained) by the reference path
@@ -99,7 +100,14 @@ def score_chunk(rule: "Rule", answers: list) -> "Batch":
             for i in odd:
                 rows[i] = ()
             flag[odd] = True
-        total, results, flag = columnar.run(rows, flag)
+        distinct, inverse = dedup_answers(rows)
+        if len(distinct) < n:  # identical answers are scored once
+            total, results, flag_distinct = columnar.run(distinct, np.zeros(len(distinct), dtype=bool), most == fewest == 1)
+            flag |= flag_distinct[inverse]
+            total = total[inverse]
+            results = {cid: values[inverse] for cid, values in results.items()}
+        else:
+            total, results, flag = columnar.run(rows, flag, most == fewest == 1)
         scores[:] = total
         for cid, values in results.items():
             combos[cid][:] = values

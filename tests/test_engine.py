@@ -145,3 +145,26 @@ def test_blank_columns_of_ragged_answers():
     assert values == ["a", "c", "f", "", "g"] and missing.tolist() == [False, False, False, True, False]
     assert blank_column(answers[:1], 0) == (["a"], None)
     assert joined_column(answers) == ["a", "bc", "def", "", "g"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["", "a", "b", "ab", "\ud800", "爱", "\U0001f600"]), max_size=3), max_size=40))
+def test_dedup_answers_groups_equal_blanks_whatever_their_container(answers):
+    from coscore._fast.batch import dedup_answers
+
+    mixed = [tuple(a) if i % 3 == 1 else (a[0] if i % 3 == 2 and len(a) == 1 else a) for i, a in enumerate(answers)]
+    distinct, inverse = dedup_answers(mixed)
+    as_key = lambda a: (a,) if isinstance(a, str) else tuple(a)  # noqa: E731
+    assert [as_key(d) for d in distinct] == list(dict.fromkeys(as_key(a) for a in mixed))
+    assert [as_key(distinct[j]) for j in inverse] == [as_key(a) for a in mixed]
+
+
+def test_duplicates_are_scored_once():
+    rule = coscore.compile({"atoms": {"0": {"type": "SM", "desc": "a"}}, "combos": {"A": {"combo": "M(0, T(0))", "score": 1, "mode": "value"}}, "comboMode": "ADD"})
+    calls = []
+    atom = rule.atoms["0"]
+    original = atom.evaluate_many
+    atom.evaluate_many = lambda texts: calls.append(list(texts)) or original(texts)
+    batch = rule.score_many([["a"], "a", ("a",), ["b"], ["a"]] * 100)
+    assert batch.scores.tolist() == [1, 1, 1, 0, 1] * 100
+    assert calls == [["a", "b"]]

@@ -150,3 +150,69 @@ def dedup_strings(list strings):
         free(table)
         free(hashes)
     return distinct, index
+
+
+cdef inline size_t _answer_hash(object answer) except? 0:
+    """A hash of a well-formed answer from its blanks' cached hashes (a str is one blank)."""
+    cdef Py_ssize_t size = _size(answer), j
+    cdef size_t h = <size_t>0x345678 + <size_t>size
+    for j in range(size):
+        h = (h ^ <size_t>PyObject_Hash(_item(answer, j))) * <size_t>1000003
+    return h if h != 0 else 1
+
+
+cdef inline bint _same_answer(object a, object b) except -1:
+    cdef Py_ssize_t size = _size(a), j
+    if a is b:
+        return True
+    if _size(b) != size:
+        return False
+    for j in range(size):
+        if <str>_item(a, j) != <str>_item(b, j):
+            return False
+    return True
+
+
+def dedup_answers(list answers):
+    """``(distinct, inverse)`` for well-formed answers (a ``str`` or a list/tuple of
+    ``str``, as :func:`check_answers` vouches): the distinct answers in first-occurrence
+    order (``"a"``, ``["a"]`` and ``("a",)`` are the same answer) and, for each input,
+    its index among them."""
+    cdef Py_ssize_t n = PyList_GET_SIZE(answers), i, j, m = 0, size = 16, mask, slot
+    cdef size_t h
+    cdef list distinct = []
+    cdef object answer
+    while size < 2 * n:
+        size <<= 1
+    mask = size - 1
+    cdef Py_ssize_t *table = <Py_ssize_t *>malloc(size * sizeof(Py_ssize_t))
+    cdef size_t *hashes = <size_t *>malloc((n + 1) * sizeof(size_t))
+    if table is NULL or hashes is NULL:
+        free(table)
+        free(hashes)
+        raise MemoryError()
+    memset(table, 0xFF, size * sizeof(Py_ssize_t))
+    inverse = np.empty(n, dtype=np.intp)
+    cdef Py_ssize_t[::1] inv = inverse
+    try:
+        for i in range(n):
+            answer = <object>PyList_GET_ITEM(answers, i)
+            h = _answer_hash(answer)
+            slot = <Py_ssize_t>(h & <size_t>mask)
+            while True:
+                j = table[slot]
+                if j < 0:
+                    table[slot] = m
+                    hashes[m] = h
+                    distinct.append(answer)
+                    inv[i] = m
+                    m += 1
+                    break
+                if hashes[j] == h and _same_answer(<object>PyList_GET_ITEM(distinct, j), answer):
+                    inv[i] = j
+                    break
+                slot = (slot + 1) & mask
+    finally:
+        free(table)
+        free(hashes)
+    return distinct, inverse

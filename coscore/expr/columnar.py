@@ -94,15 +94,20 @@ class BatchContext:
     """The answers of one batch and its caches.
 
     ``answers`` are well formed (a ``str``, or a list/tuple of ``str``); the engine puts
-    ``()`` in place of any other, and flags it.
+    ``()`` in place of any other, and flags it. With ``single_blank`` the answers are
+    distinct and have one blank each, so their texts need no deduplication.
     """
 
-    def __init__(self, answers: list, atoms: Mapping, manual: bool):
+    def __init__(self, answers: list, atoms: Mapping, manual: bool, single_blank: bool = False):
         self.answers = answers
         self.n = len(answers)
         self.atoms = atoms
         self.manual = manual
         self.cache: dict = {}
+        if single_blank:  # distinct one-blank answers: their texts are distinct already
+            identity = np.arange(self.n, dtype=np.intp)
+            for text_key in (("T", 0), ("T", -1), ("T", "*")):
+                self.cache[("distinct", text_key)] = (self.blank(text_key[1])[1], identity)
 
     def blank(self, n) -> Column:
         """``T(n)`` as a column; answers without blank ``n`` are flagged."""
