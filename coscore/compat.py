@@ -1,0 +1,178 @@
+"""A drop-in replacement for the original CoScore engine's ``Rule`` class.
+
+Frontends written for the original (its Flask app does
+``score, debugInfo = Rule(rule).calculate(answers)``) change one import::
+
+    from coscore.compat import Rule
+
+    score, debugInfo = Rule(rule_dict).calculate(["blank 0", "blank 1"])
+    del debugInfo["calMemory"]          # as the original's callers do
+
+``score`` and every combo value in ``debugInfo`` have the original's Python types
+(``int`` where it gives an int, ``float`` where it gives a float, ``bool`` where a
+logic combo's ``score`` is one; never numpy scalars), so ``json.dumps`` of the result
+is byte-identical to the original's. Where the original raises for an answer, the same
+exception class is raised (``ZeroDivisionError``, ``TypeError``, ``IndexError``, …); a
+NaN total raises ``ValueError`` (the original returned NaN). Differences from the
+original are the documented deviations of SEMANTICS.md; in particular a rule that can
+never be scored (unknown atom type, bad ``comboMode``, syntax error in a combo, …)
+raises :class:`coscore.RuleError` (a ``ValueError``) when ``Rule`` is built instead of
+misbehaving later.
+
+Rules are compiled once and kept in a bounded LRU cache keyed by their content, so
+building a ``Rule`` per request costs one ``json.dumps`` of the rule after the first time.
+"""
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from typing import Any, Callable, Mapping, Sequence
+
+from . import rule as _rule
+from .diagnostics import Diagnostic, RuleError
+
+__all__ = ["Rule", "RuleCache", "compile_cached", "cache_info", "clear_cache"]
+
+#: How many compiled rules the module-wide cache keeps (least recently used dropped first).
+DEFAULT_CACHE_SIZE = 256
+
+
+def rule_key(source: Any) -> str | None:
+    """A canonical text of ``source`` that two rules share iff they score alike, or ``None``.
+
+    Key order is kept (combos are evaluated in key order, so ``{"A", "B"}`` and
+    ``{"B", "A"}`` are different rules), and so are number types (``2`` vs ``2.0``).
+    JSON text is used as it is. ``None`` means the rule cannot be keyed (not JSON-able).
+    """
+    if isinstance(source, str):
+        return "s" + source
+    if isinstance(source, Mapping):
+        try:
+            return "d" + json.dumps(source, ensure_ascii=False, separators=(",", ":"), check_circular=False)
+        except (TypeError, ValueError, RecursionError):
+            return None
+    return None
+
+
+class RuleCache:
+    """A thread-safe bounded LRU of compiled rules keyed by :func:`rule_key`.
+
+    A rule that fails to compile is cached too (its :class:`RuleError` is raised again),
+    so a client resending a bad rule costs no recompilation.
+    """
+
+    def __init__(self, maxsize: int = DEFAULT_CACHE_SIZE, compiler: Callable[[Any], Any] | None = None):
+        if maxsize < 0:
+            raise ValueError("maxsize must be >= 0")
+        self.maxsize = maxsize
+        self._compile = compiler or _rule.compile
+        self._entries: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, source: Any) -> "_rule.Rule":
+        """The compiled rule for ``source`` (a dict or JSON text); raises :class:`RuleError`."""
+        key = rule_key(source) if self.maxsize else None
+        if key is not None:
+            with self._lock:
+                entry = self._entries.get(key)
+                if entry is not None:
+                    self._entries.move_to_end(key)
+                    self.hits += 1
+            if entry is not None:
+                if isinstance(entry, RuleError):
+                    raise entry
+                return entry
+        with self._lock:
+            self.misses += 1
+        try:
+            entry = self._compile(source)
+        except RuleError as exc:
+            entry = exc
+        except TypeError as exc:  # not a dict / text at all
+            entry = RuleError([Diagnostic("rule", str(exc))])
+        if key is not None:
+            with self._lock:
+                self._entries[key] = entry
+                self._entries.move_to_end(key)
+                while len(self._entries) > self.maxsize:
+                    self._entries.popitem(last=False)
+        if isinstance(entry, RuleError):
+            raise entry
+        return entry
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self.hits = self.misses = 0
+
+    def info(self) -> dict:
+        """``{"size", "maxsize", "hits", "misses"}``."""
+        with self._lock:
+            return {"size": len(self._entries), "maxsize": self.maxsize, "hits": self.hits, "misses": self.misses}
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+_CACHE = RuleCache(DEFAULT_CACHE_SIZE)
+
+
+def compile_cached(source: Any) -> "_rule.Rule":
+    """:func:`coscore.compile` through the module-wide cache used by :class:`Rule`."""
+    return _CACHE.get(source)
+
+
+def cache_info() -> dict:
+    """Statistics of the module-wide cache."""
+    return _CACHE.info()
+
+
+def clear_cache() -> None:
+    """Empty the module-wide cache."""
+    _CACHE.clear()
+
+
+def _cal_memory() -> dict:
+    # The original's per-answer memo table; callers delete it. Same keys, no content.
+    return {"T": {}, "L": {}, "Q": {}, "F": {}, "U": {}, "S": {}, "GandM": {}}
+
+
+class Rule:
+    """The original engine's ``Rule``: ``Rule(rule_dict).calculate(answer_list)``.
+
+    ``rule`` is the rule object (a dict as parsed from JSON; JSON text is accepted too).
+    Raises :class:`coscore.RuleError` if the rule cannot be compiled.
+    """
+
+    __slots__ = ("rule", "atoms", "combos", "comboMode", "_compiled", "_ids")
+
+    def __init__(self, rule: Mapping[str, Any] | str):
+        compiled = _CACHE.get(rule)
+        self._compiled = compiled
+        self._ids = tuple(compiled.combo_ids)
+        self.rule = rule
+        source = compiled.spec.source
+        # the original's public attributes
+        self.atoms = source.get("atoms")
+        self.combos = source.get("combos")
+        self.comboMode = source.get("comboMode")
+
+    def calculate(self, answer_list: Sequence[str]) -> tuple[Any, dict]:
+        """Score one student's answer (a list of blanks): ``(score, debugInfo)``.
+
+        ``debugInfo`` maps each combo id, in rule order, to the combo's value, then
+        ``"calMemory"`` to a dict (delete it before serialising, as the original's
+        callers do). Raises the original's exception class where it would have raised.
+        """
+        blanks = list(answer_list)  # indexing like the original (a str gives its characters)
+        results: list = []
+        score = self._compiled._evaluate(blanks, results)
+        debug = dict(zip(self._ids, results))
+        debug["calMemory"] = _cal_memory()
+        return score, debug
+
+    def __repr__(self) -> str:
+        return f"<coscore.compat.Rule combos {','.join(self._ids)} {self.comboMode}>"
