@@ -65,7 +65,7 @@ _COMBOS = st.sampled_from([
     "1 < M(2, T('*')) <= 2 < 1 / M(0, T(1))", "X(M(0, T(0)), F(0), -S(1))", "U(F(0), 3) * 2",
     "(T(0) + T(1)) == 'ab'", "A(T(0), Q(1), G(1, T(1)))", "F(0) * 1e308 * 10", "F(0) * 9007199254740993",
     "T(0) != 1", "M(1, T(0) + T(0)) if G(0, T(1)) else -F(1)", "not (T(0) and T(1))", "T(2) == 'x'",
-    "(T(0) or T(1)) == 'a'", "F(0) / (F(1) - F(1))", "L('*') - L(0) * 3", "S('*') + Q('*')",
+    "(T(0) or T(1)) == 'a'", "F(0) / (F(1) - F(1))", "L(1) + L('*')", "L('*') - L(0) * 3", "S('*') + Q('*')", "1 / Q('*')",
 ])
 
 
@@ -75,14 +75,17 @@ _COMBOS = st.sampled_from([
     modes=st.lists(st.sampled_from(["logic", "value"]), min_size=4, max_size=4),
     combo_mode=st.sampled_from(["ADD", "MAX"]),
     blanks=st.lists(st.lists(st.sampled_from(["a", "b", "ab", "", "null", "2", "0", "1e300", "nan", "-3", "爱国", "ΑΣ"]), min_size=1, max_size=3), min_size=1, max_size=20),
+    dialect=st.sampled_from(["coscore", "manual"]),
 )
-def test_random_rules_agree_on_both_paths(combos, modes, combo_mode, blanks):
+def test_random_rules_agree_on_both_paths(combos, modes, combo_mode, blanks, dialect):
     rule = coscore.compile({
+        "dialect": dialect,
         "atoms": {"0": {"type": "OP", "desc": "0.3:ab,爱国"}, "1": {"type": "SM", "desc": "a|~b,!x|2"}, "2": {"type": "CS", "desc": "0:ασ,b"}},
         "combos": {chr(65 + i): {"combo": c, "score": 1.5 if i % 2 else 2, "mode": modes[i]} for i, c in enumerate(combos)},
         "comboMode": combo_mode,
     })
-    _same(rule, blanks, rule.score_many(blanks))
+    answers = [b[0] if len(b) == 1 and i % 2 else tuple(b) if i % 3 == 0 else b for i, b in enumerate(blanks)]
+    _same(rule, answers, rule.score_many(answers))
 
 
 def test_iterables_chunks_and_jobs_keep_order():

@@ -204,13 +204,15 @@ def _build_call(node: Call) -> ColumnFn:
             if key not in ctx.cache:
                 if op == "Q" and n == "*":
                     values = np.fromiter(
-                        (sum(1 for b in a if b != "" and b != "null") for a in ctx.answers), dtype=np.float64, count=ctx.n
+                        (sum(1 for b in _blanks(a) if b != "" and b != "null") for a in ctx.answers),
+                        dtype=np.float64,
+                        count=ctx.n,
                     )
                     ctx.cache[key] = (_NUM, values, None)
                 elif op == "L" and ctx.manual:
                     _, strings, flag = ctx.blank(n)
                     if n == "*":
-                        lengths = (sum(0 if b == "null" else len(b) for b in a) for a in ctx.answers)
+                        lengths = (sum(0 if b == "null" else len(b) for b in _blanks(a)) for a in ctx.answers)
                     else:
                         lengths = (0 if s == "null" else len(s) for s in strings)
                     ctx.cache[key] = (_NUM, np.fromiter(lengths, dtype=np.float64, count=ctx.n), flag)
@@ -268,6 +270,11 @@ def _build_call(node: Call) -> ColumnFn:
         return _NUM, np.where(f >= c, c, f), _or(flag_f, flag_c)
 
     return upper
+
+
+def _blanks(answer):
+    """The blanks of a well-formed answer (a ``str`` is one blank)."""
+    return (answer,) if type(answer) is str else answer
 
 
 def _cjk(text: str) -> int:
