@@ -1,0 +1,362 @@
+"""CS kernel: best character multiset Jaccard over a fixed list of keys.
+
+Tokens: every code point c becomes c.lower() taken on its own (so 'Σ' -> 'σ',
+never the final 'ς'); code points with c.isspace() are dropped; 'İ' (U+0130,
+whose lowercase is two code points) is a token of its own that matches only
+another 'İ'. The lowercase table is generated from the running Python's own
+str.lower() / str.isspace() the first time a scorer is built.
+
+sim(k, s) = sum_c min(nk(c), ns(c)) / sum_c max(nk(c), ns(c)), 0.0 when both
+texts have no tokens. The scorer gives every key token an id (2..); an answer's
+code points map to those ids (with all the code points that lowercase to the
+same token), 1 (whitespace) or 0 (a token in no key: it only adds to the
+answer's total).
+"""
+from libc.stdint cimport uint32_t, uintptr_t
+from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memset
+
+import threading
+
+import numpy as np
+
+cdef extern from "Python.h":
+    unsigned int PyUnicode_KIND(object)
+    void *PyUnicode_DATA(object)
+    Py_ssize_t PyUnicode_GET_LENGTH(object)
+    bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
+    Py_UCS4 *PyUnicode_4BYTE_DATA(object)
+    Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index)
+
+cdef extern from "_kernels.h":
+    int CS_UNICODE_READY(object) except -1
+
+cdef extern from "_kernels.h" nogil:
+    ctypedef struct cs_text:
+        int kind
+        const void *data
+        Py_ssize_t n
+    ctypedef struct cs_cpmap:
+        pass
+    ctypedef struct cs_jac:
+        cs_cpmap map
+        uint32_t n_ids
+        Py_ssize_t n_keys
+        Py_ssize_t *key_off
+        uint32_t *pair_id
+        Py_ssize_t *pair_cnt
+        Py_ssize_t *key_total
+        Py_ssize_t n_kvec
+        unsigned char *kmat
+    int cs_cpmap_build(cs_cpmap *m, const uint32_t *cps, const uint32_t *ids, Py_ssize_t n)
+    void cs_jac_free(cs_jac *J)
+    int cs_jac_finish(cs_jac *J)
+    Py_ssize_t cs_jac_scratch_bytes(const cs_jac *J)
+    double cs_jac_best(const cs_jac *J, const cs_text *t, unsigned char *scratch)
+    void cs_jac_counts(const cs_jac *J, const cs_text *t, unsigned char *scratch,
+                       Py_ssize_t *smin, Py_ssize_t *smax)
+
+cdef enum:
+    _NOGIL_MIN = 4096   # best() releases the GIL for answers at least this long
+    _STACK = 8192 + 64  # scratch kept on the stack up to this many bytes
+
+cdef uint32_t _MAX_CP = 0x110000
+
+
+# ----------------------------------------------------------------------------
+# token tables (built once, lazily)
+# ----------------------------------------------------------------------------
+_tables = None
+_tables_lock = threading.Lock()
+
+
+def _spaces():
+    """Code points c with chr(c).isspace() (str.isspace of a one-character str
+    is Py_UNICODE_ISSPACE of that character)."""
+    cdef uint32_t c
+    return tuple([c for c in range(_MAX_CP) if Py_UNICODE_ISSPACE(<Py_UCS4>c)])
+
+
+def _lower_table():
+    """{code point: token} for every code point whose token is not itself.
+
+    The token is ord(chr(c).lower()), or 0x110000 + i for the i-th distinct
+    lowercase of several code points. Computed with one str.lower() call over
+    every code point, each followed by a NUL: NUL is neither cased nor
+    case-ignorable, so each character is lowercased exactly as on its own
+    (no final-sigma context).
+    """
+    cdef Py_ssize_t n_cp = _MAX_CP - 1, i, pos, start, n
+    cdef Py_UCS4 *d
+    cdef uint32_t c, tok
+    cdef int kind
+    cdef void *data
+    cdef dict table = {}
+    cdef dict multi = {}
+    if chr(0).lower() != chr(0):
+        return _lower_table_slow()
+    text = PyUnicode_New(2 * n_cp, 0x10FFFF)
+    d = PyUnicode_4BYTE_DATA(text)
+    for i in range(n_cp):
+        d[2 * i] = <Py_UCS4>(i + 1)
+        d[2 * i + 1] = 0
+    low = text.lower()
+    CS_UNICODE_READY(low)
+    kind = <int>PyUnicode_KIND(low)
+    data = PyUnicode_DATA(low)
+    n = PyUnicode_GET_LENGTH(low)
+    pos = 0
+    for c in range(1, _MAX_CP):
+        start = pos
+        while pos < n and PyUnicode_READ(kind, data, pos) != 0:
+            pos += 1
+        if pos >= n:
+            return _lower_table_slow()   # a lowercase containing NUL: never, but be exact
+        if pos - start == 1:
+            tok = PyUnicode_READ(kind, data, start)
+            if tok != c:
+                table[c] = tok
+        else:
+            table[c] = _MAX_CP + multi.setdefault(low[start:pos], len(multi))
+        pos += 1
+    if pos != n:
+        return _lower_table_slow()
+    return table
+
+
+def _lower_table_slow():
+    table = {}
+    multi = {}
+    for c in range(_MAX_CP):
+        s = chr(c).lower()
+        if len(s) != 1:
+            table[c] = _MAX_CP + multi.setdefault(s, len(multi))
+        elif ord(s) != c:
+            table[c] = ord(s)
+    return table
+
+
+def token_tables():
+    """(lower, spaces, inverse): lower maps each code point whose token differs
+    from the code point to its token; spaces is the frozenset of whitespace code
+    points; inverse maps a token to the code points (other than itself) whose
+    token it is."""
+    global _tables
+    if _tables is None:
+        with _tables_lock:
+            if _tables is None:
+                lower = _lower_table()
+                inverse = {}
+                for c, t in lower.items():
+                    inverse.setdefault(t, []).append(c)
+                _tables = (lower, frozenset(_spaces()), inverse)
+    return _tables
+
+
+def token(ch):
+    """The CS token (an int) of a one-character str, or None for whitespace."""
+    lower, spaces, _ = token_tables()
+    c = ord(ch)
+    if c in spaces:
+        return None
+    return lower.get(c, c)
+
+
+# ----------------------------------------------------------------------------
+cdef inline int _text(object s, cs_text *t) except -1:
+    if not isinstance(s, str):
+        raise TypeError(f"expected str, got {type(s).__name__}")
+    CS_UNICODE_READY(s)
+    t.kind = <int>PyUnicode_KIND(s)
+    t.data = PyUnicode_DATA(s)
+    t.n = PyUnicode_GET_LENGTH(s)
+    return 0
+
+
+cdef inline unsigned char *_align64(unsigned char *p) noexcept nogil:
+    return <unsigned char *>((<uintptr_t>p + 63) & ~(<uintptr_t>63))
+
+
+cdef tuple _as_tuple(object strings):
+    if isinstance(strings, str):
+        raise TypeError("expected a sequence of str, got a str")
+    return tuple(strings)
+
+
+cdef class JaccardScorer:
+    """JaccardScorer(keys): best(s) = max over keys of the character multiset
+    Jaccard similarity (0.0 without keys)."""
+    cdef cs_jac J
+    cdef bint ready
+    cdef readonly tuple keys
+
+    def __cinit__(self, keys):
+        cdef list ks = list(keys)
+        cdef Py_ssize_t nk = len(ks), i, j, npairs = 0
+        cdef dict alpha = {}        # token -> id (2..)
+        cdef list per_key = []      # [{id: count}]
+        cdef dict cnt
+        cdef Py_UCS4 ch
+        cdef uint32_t *cps = NULL
+        cdef uint32_t *ids = NULL
+        cdef Py_ssize_t nmap
+        cdef object k
+        self.ready = False
+        memset(&self.J, 0, sizeof(cs_jac))
+        for k in ks:
+            if not isinstance(k, str):
+                raise TypeError(f"keys must be str, got {type(k).__name__}")
+        self.keys = tuple(ks)
+        lower, spaces, inverse = token_tables()
+        for k in ks:
+            cnt = {}
+            for ch in <str>k:
+                c = <uint32_t>ch
+                if c in spaces:
+                    continue
+                tok = lower.get(c, c)
+                tid = alpha.get(tok)
+                if tid is None:
+                    tid = len(alpha) + 2
+                    alpha[tok] = tid
+                cnt[tid] = cnt.get(tid, 0) + 1
+            per_key.append(cnt)
+            npairs += len(cnt)
+        # the code points of the answer that map to each id
+        cpmap = {}
+        for tok, tid in alpha.items():
+            if tok < _MAX_CP and lower.get(tok, tok) == tok:
+                cpmap[tok] = tid
+            for c in inverse.get(tok, ()):
+                cpmap[c] = tid
+        for c in spaces:   # last: whitespace is dropped whatever its lowercase
+            cpmap[c] = 1
+        try:
+            self.J.n_ids = <uint32_t>(len(alpha) + 2)
+            self.J.n_keys = nk
+            self.J.key_off = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
+            self.J.key_total = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
+            self.J.pair_id = <uint32_t *>malloc((npairs + 1) * sizeof(uint32_t))
+            self.J.pair_cnt = <Py_ssize_t *>malloc((npairs + 1) * sizeof(Py_ssize_t))
+            if (self.J.key_off == NULL or self.J.key_total == NULL
+                    or self.J.pair_id == NULL or self.J.pair_cnt == NULL):
+                raise MemoryError()
+            j = 0
+            for i in range(nk):
+                self.J.key_off[i] = j
+                self.J.key_total[i] = 0
+                for tid, n in (<dict>per_key[i]).items():
+                    self.J.pair_id[j] = <uint32_t>tid
+                    self.J.pair_cnt[j] = n
+                    self.J.key_total[i] += n
+                    j += 1
+            self.J.key_off[nk] = j
+            nmap = len(cpmap)
+            cps = <uint32_t *>malloc((nmap + 1) * sizeof(uint32_t))
+            ids = <uint32_t *>malloc((nmap + 1) * sizeof(uint32_t))
+            if cps == NULL or ids == NULL:
+                raise MemoryError()
+            i = 0
+            for c, tid in cpmap.items():
+                cps[i] = <uint32_t>c
+                ids[i] = <uint32_t>tid
+                i += 1
+            if cs_cpmap_build(&self.J.map, cps, ids, nmap) != 0:
+                raise MemoryError()
+            if cs_jac_finish(&self.J) != 0:
+                raise MemoryError()
+            self.ready = True
+        finally:
+            free(cps)
+            free(ids)
+            if not self.ready:
+                cs_jac_free(&self.J)
+
+    def __dealloc__(self):
+        if self.ready:
+            cs_jac_free(&self.J)
+            self.ready = False
+
+    def __reduce__(self):
+        return (JaccardScorer, (list(self.keys),))
+
+    def __repr__(self):
+        return f"JaccardScorer({list(self.keys)!r})"
+
+    def __len__(self):
+        return len(self.keys)
+
+    def best(self, s):
+        """max over keys of sum min / sum max of the token counts."""
+        cdef cs_text t
+        cdef unsigned char buf[_STACK]
+        cdef unsigned char *mem = NULL
+        cdef unsigned char *sc
+        cdef Py_ssize_t need = cs_jac_scratch_bytes(&self.J)
+        cdef double r
+        _text(s, &t)
+        if need <= _STACK - 64:
+            sc = _align64(buf)
+            memset(sc, 0, need)
+        else:
+            mem = <unsigned char *>calloc(need + 64, 1)
+            if mem == NULL:
+                raise MemoryError()
+            sc = _align64(mem)
+        if t.n >= _NOGIL_MIN:
+            with nogil:
+                r = cs_jac_best(&self.J, &t, sc)
+        else:
+            r = cs_jac_best(&self.J, &t, sc)
+        free(mem)
+        return r
+
+    def counts(self, s):
+        """[(sum_min, sum_max)] per key, in key order."""
+        cdef cs_text t
+        cdef Py_ssize_t nk = self.J.n_keys, i
+        cdef unsigned char *mem = NULL
+        cdef Py_ssize_t *a = NULL
+        cdef Py_ssize_t *b = NULL
+        _text(s, &t)
+        try:
+            mem = <unsigned char *>calloc(cs_jac_scratch_bytes(&self.J) + 64, 1)
+            a = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
+            b = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
+            if mem == NULL or a == NULL or b == NULL:
+                raise MemoryError()
+            with nogil:
+                cs_jac_counts(&self.J, &t, _align64(mem), a, b)
+            return [(a[i], b[i]) for i in range(nk)]
+        finally:
+            free(mem)
+            free(a)
+            free(b)
+
+    def best_many(self, strings):
+        """best() of every string, as a float64 numpy array."""
+        cdef tuple seq = _as_tuple(strings)
+        cdef Py_ssize_t n = len(seq), i
+        cdef cs_text *texts = NULL
+        cdef unsigned char *mem = NULL
+        cdef unsigned char *sc
+        out = np.zeros(n, dtype=np.float64)
+        cdef double[::1] ov = out
+        if n == 0:
+            return out
+        try:
+            texts = <cs_text *>malloc(n * sizeof(cs_text))
+            mem = <unsigned char *>calloc(cs_jac_scratch_bytes(&self.J) + 64, 1)
+            if texts == NULL or mem == NULL:
+                raise MemoryError()
+            for i in range(n):
+                _text(seq[i], &texts[i])
+            sc = _align64(mem)
+            with nogil:
+                for i in range(n):
+                    ov[i] = cs_jac_best(&self.J, &texts[i], sc)
+        finally:
+            free(texts)
+            free(mem)
+        return out

@@ -1,0 +1,229 @@
+"""OP kernel: best LCS(k, s) / len(k) over a fixed list of keys.
+
+Bit-parallel LCS (Hyyro) over a per-scorer alphabet: the distinct code points
+of the keys get ids 1..n when the scorer is built; any other code point of an
+answer can never match and is dropped before the bit loop. Keys of at most 64
+code points are packed into 8/16/32/64-bit lanes of 32-byte vectors; longer
+keys use carry-propagating multi-word bit vectors. See _kernels.h.
+"""
+from libc.stdint cimport uint32_t, uintptr_t
+from libc.stdlib cimport malloc, free
+
+import numpy as np
+
+cdef extern from "Python.h":
+    unsigned int PyUnicode_KIND(object)
+    void *PyUnicode_DATA(object)
+    Py_ssize_t PyUnicode_GET_LENGTH(object)
+
+cdef extern from "_kernels.h":
+    int CS_UNICODE_READY(object) except -1
+
+cdef extern from "_kernels.h" nogil:
+    ctypedef struct cs_text:
+        int kind
+        const void *data
+        Py_ssize_t n
+    ctypedef struct cs_cpmap:
+        pass
+    ctypedef struct cs_lcs:
+        Py_ssize_t n_keys
+    int cs_cpmap_build(cs_cpmap *m, const uint32_t *cps, const uint32_t *ids, Py_ssize_t n)
+    void cs_cpmap_free(cs_cpmap *m)
+    int cs_lcs_build(cs_lcs *L, cs_cpmap *map, uint32_t n_ids, Py_ssize_t n_keys,
+                     const Py_ssize_t *key_off, const uint32_t *key_ids)
+    void cs_lcs_free(cs_lcs *L)
+    Py_ssize_t cs_lcs_state_bytes(const cs_lcs *L)
+    void cs_lcs_run(const cs_lcs *L, const cs_text *t, unsigned char *state)
+    void cs_lcs_lengths(const cs_lcs *L, const unsigned char *state, Py_ssize_t *out)
+    double cs_lcs_best(const cs_lcs *L, const unsigned char *state)
+    Py_ssize_t cs_dense_limit
+
+cdef enum:
+    _NOGIL_MIN = 4096   # best() releases the GIL for answers at least this long
+    _STACK = 8192 + 64  # state kept on the stack up to this many bytes
+
+
+def _set_dense_limit(Py_ssize_t nbytes):
+    """Testing hook: the size above which a long key's rows are stored sparsely
+    (per 64-code-point block). Returns the previous limit."""
+    global cs_dense_limit
+    cdef Py_ssize_t old = cs_dense_limit
+    cs_dense_limit = nbytes
+    return old
+
+
+cdef inline int _text(object s, cs_text *t) except -1:
+    if not isinstance(s, str):
+        raise TypeError(f"expected str, got {type(s).__name__}")
+    CS_UNICODE_READY(s)
+    t.kind = <int>PyUnicode_KIND(s)
+    t.data = PyUnicode_DATA(s)
+    t.n = PyUnicode_GET_LENGTH(s)
+    return 0
+
+
+cdef inline unsigned char *_align64(unsigned char *p) noexcept nogil:
+    return <unsigned char *>((<uintptr_t>p + 63) & ~(<uintptr_t>63))
+
+
+cdef tuple _as_tuple(object strings):
+    if isinstance(strings, str):
+        raise TypeError("expected a sequence of str, got a str")
+    return tuple(strings)
+
+
+cdef class LcsScorer:
+    """LcsScorer(keys): best(s) = max over keys of LCS(k, s) / len(k).
+
+    An empty key has similarity 0.0; with no keys best() is 0.0.
+    """
+    cdef cs_lcs L
+    cdef bint ready
+    cdef readonly tuple keys
+    cdef readonly Py_ssize_t alphabet_size
+
+    def __cinit__(self, keys):
+        cdef list ks = list(keys)
+        cdef Py_ssize_t nk = len(ks), total = 0, i, pos = 0
+        cdef Py_ssize_t *key_off = NULL
+        cdef uint32_t *key_ids = NULL
+        cdef uint32_t *cps = NULL
+        cdef uint32_t *ids = NULL
+        cdef cs_cpmap cmap
+        cdef dict alpha = {}
+        cdef Py_UCS4 ch
+        cdef object k, idv
+        cdef uint32_t nid
+        self.ready = False
+        for k in ks:
+            if not isinstance(k, str):
+                raise TypeError(f"keys must be str, got {type(k).__name__}")
+            total += len(<str>k)
+        self.keys = tuple(ks)
+        try:
+            key_off = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
+            key_ids = <uint32_t *>malloc((total + 1) * sizeof(uint32_t))
+            if key_off == NULL or key_ids == NULL:
+                raise MemoryError()
+            for i in range(nk):
+                key_off[i] = pos
+                for ch in <str>ks[i]:
+                    idv = alpha.get(ch)
+                    if idv is None:
+                        nid = <uint32_t>(len(alpha) + 1)
+                        alpha[ch] = nid
+                    else:
+                        nid = idv
+                    key_ids[pos] = nid
+                    pos += 1
+            key_off[nk] = pos
+            self.alphabet_size = len(alpha)
+            cps = <uint32_t *>malloc((len(alpha) + 1) * sizeof(uint32_t))
+            ids = <uint32_t *>malloc((len(alpha) + 1) * sizeof(uint32_t))
+            if cps == NULL or ids == NULL:
+                raise MemoryError()
+            i = 0
+            for k, idv in alpha.items():
+                cps[i] = <uint32_t>ord(k)
+                ids[i] = <uint32_t>idv
+                i += 1
+            if cs_cpmap_build(&cmap, cps, ids, i) != 0:
+                raise MemoryError()
+            if cs_lcs_build(&self.L, &cmap, <uint32_t>len(alpha), nk, key_off, key_ids) != 0:
+                raise MemoryError()
+            self.ready = True
+        finally:
+            free(key_off)
+            free(key_ids)
+            free(cps)
+            free(ids)
+
+    def __dealloc__(self):
+        if self.ready:
+            cs_lcs_free(&self.L)
+            self.ready = False
+
+    def __reduce__(self):
+        return (LcsScorer, (list(self.keys),))
+
+    def __repr__(self):
+        return f"LcsScorer({list(self.keys)!r})"
+
+    def __len__(self):
+        return len(self.keys)
+
+    def best(self, s):
+        """max over keys of LCS(k, s) / len(k) (0.0 without keys)."""
+        cdef cs_text t
+        cdef unsigned char buf[_STACK]
+        cdef unsigned char *mem = NULL
+        cdef unsigned char *st
+        cdef Py_ssize_t need = cs_lcs_state_bytes(&self.L)
+        cdef double r
+        _text(s, &t)
+        if need <= _STACK - 64:
+            st = _align64(buf)
+        else:
+            mem = <unsigned char *>malloc(need + 64)
+            if mem == NULL:
+                raise MemoryError()
+            st = _align64(mem)
+        if t.n >= _NOGIL_MIN:
+            with nogil:
+                cs_lcs_run(&self.L, &t, st)
+                r = cs_lcs_best(&self.L, st)
+        else:
+            cs_lcs_run(&self.L, &t, st)
+            r = cs_lcs_best(&self.L, st)
+        free(mem)
+        return r
+
+    def lengths(self, s):
+        """LCS(k, s) for every key, in key order."""
+        cdef cs_text t
+        cdef Py_ssize_t need = cs_lcs_state_bytes(&self.L), i, nk = self.L.n_keys
+        cdef unsigned char *mem = <unsigned char *>malloc(need + 64)
+        cdef Py_ssize_t *out = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
+        cdef unsigned char *st
+        try:
+            if mem == NULL or out == NULL:
+                raise MemoryError()
+            _text(s, &t)
+            st = _align64(mem)
+            with nogil:
+                cs_lcs_run(&self.L, &t, st)
+                cs_lcs_lengths(&self.L, st, out)
+            return [out[i] for i in range(nk)]
+        finally:
+            free(mem)
+            free(out)
+
+    def best_many(self, strings):
+        """best() of every string, as a float64 numpy array."""
+        cdef tuple seq = _as_tuple(strings)
+        cdef Py_ssize_t n = len(seq), i
+        cdef Py_ssize_t need = cs_lcs_state_bytes(&self.L)
+        cdef cs_text *texts = NULL
+        cdef unsigned char *mem = NULL
+        cdef unsigned char *st
+        out = np.zeros(n, dtype=np.float64)
+        cdef double[::1] ov = out
+        if n == 0:
+            return out
+        try:
+            texts = <cs_text *>malloc(n * sizeof(cs_text))
+            mem = <unsigned char *>malloc(need + 64)
+            if texts == NULL or mem == NULL:
+                raise MemoryError()
+            for i in range(n):
+                _text(seq[i], &texts[i])
+            st = _align64(mem)
+            with nogil:
+                for i in range(n):
+                    cs_lcs_run(&self.L, &texts[i], st)
+                    ov[i] = cs_lcs_best(&self.L, st)
+        finally:
+            free(texts)
+            free(mem)
+        return out

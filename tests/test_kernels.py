@@ -1,0 +1,339 @@
+"""The Cython kernels in coscore._fast against the plain-Python reference."""
+from __future__ import annotations
+
+import pickle
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).parent))
+import reference as ref  # noqa: E402
+
+from coscore._fast import jaccard as jaccard_mod  # noqa: E402
+from coscore._fast import lcs as lcs_mod  # noqa: E402
+from coscore._fast.jaccard import JaccardScorer  # noqa: E402
+from coscore._fast.lcs import LcsScorer  # noqa: E402
+from coscore._fast.substring import SubstringScanner  # noqa: E402
+
+# --- strategies ---------------------------------------------------------------
+SPECIAL = (
+    "\x00\ud800\udbff\udc00\udfff\U0001F600\U00010400\U00010428\U0010FFFF"  # NUL, lone surrogates, astral
+    " \t\n\x1c\x1f\x85\xa0\u2006\u3000"                                    # whitespace
+    "İiIı\u0307Σσς"                                                        # İ, dotless i, sigma
+    "KkK\u212a"                                                            # Kelvin sign
+    "绕落回一二前进车道停止变换"                                            # CJK
+    "!~|,"                                                                 # SM syntax characters
+)
+small_alphabet = st.sampled_from("abcAB" + SPECIAL)
+any_char = st.characters(codec=None, min_codepoint=0, max_codepoint=0x10FFFF)
+chars = st.one_of(small_alphabet, small_alphabet, small_alphabet, any_char)
+
+texts = st.text(chars, max_size=60)
+long_keys = st.text(small_alphabet, min_size=60, max_size=200)  # multi-word keys
+keys_st = st.lists(st.one_of(texts, st.text(small_alphabet, max_size=20), long_keys), max_size=8)
+
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS_MANY = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+# --- OP -------------------------------------------------------------------------
+def test_op_examples():
+    assert LcsScorer(["绕绕落落回"]).best("一二绕三四落五回") == 0.6
+    assert LcsScorer([]).best("abc") == 0.0
+    assert LcsScorer([""]).best("") == 0.0
+    assert LcsScorer(["", "ab"]).lengths("xaxb") == [0, 2]
+    assert LcsScorer(["abc"]).best("") == 0.0
+    assert LcsScorer(["a\x00\ud800\U0001F600"]).best("\U0001F600\x00\ud800") == 0.5
+    sc = LcsScorer(["ab", "abc"])
+    assert sc.best_many([]).dtype == np.float64
+    assert len(sc.best_many([])) == 0
+
+
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 300])
+def test_op_key_lengths(n):
+    key = "".join("ab"[(i * 7 // 3) % 2] for i in range(n))
+    s = ("ba" * n)[: n + 5]
+    sc = LcsScorer([key, key[::-1], "x"])
+    exp = [ref.lcs_length(key, s), ref.lcs_length(key[::-1], s), 0]
+    assert sc.lengths(s) == exp
+    assert sc.lengths(key) == [n, ref.lcs_length(key[::-1], key), 0]
+    assert sc.best(s) == ref.op_best([key, key[::-1], "x"], s)
+
+
+@SETTINGS
+@given(keys=keys_st, s=texts)
+@example(keys=["ΑΣ", "", "a" * 65], s="")
+@example(keys=["a" * 129 + "b"], s="b" * 3 + "a" * 200)
+def test_op_matches_reference(keys, s):
+    sc = LcsScorer(keys)
+    assert sc.lengths(s) == [ref.lcs_length(k, s) for k in keys]
+    exp = ref.op_best(keys, s)
+    assert sc.best(s) == exp
+    assert sc.best_many([s, "", s])[2] == exp
+
+
+@SETTINGS
+@given(keys=st.lists(st.text(small_alphabet, max_size=70), max_size=40), s=texts)
+def test_op_many_keys(keys, s):
+    """Many keys: several vectors per lane class, partial vectors moved up."""
+    sc = LcsScorer(keys)
+    assert sc.lengths(s) == [ref.lcs_length(k, s) for k in keys]
+    assert sc.best(s) == ref.op_best(keys, s)
+
+
+@SETTINGS_MANY
+@given(keys=keys_st, strings=st.lists(texts, max_size=10))
+def test_op_many_equals_single(keys, strings):
+    sc = LcsScorer(keys)
+    got = sc.best_many(strings)
+    assert got.dtype == np.float64 and got.shape == (len(strings),)
+    assert got.tolist() == [sc.best(s) for s in strings]
+    assert sc.best_many(tuple(strings)).tolist() == got.tolist()
+
+
+@SETTINGS_MANY
+@given(keys=st.lists(long_keys, min_size=1, max_size=4), s=texts)
+def test_op_sparse_long_keys(keys, s):
+    """Every long key's rows stored sparsely (per 64-code-point block)."""
+    old = lcs_mod._set_dense_limit(0)  # read when a scorer is built
+    try:
+        sc = LcsScorer(keys + ["ab", "x" * 40])
+    finally:
+        lcs_mod._set_dense_limit(old)
+    assert sc.lengths(s) == [ref.lcs_length(k, s) for k in keys + ["ab", "x" * 40]]
+    assert sc.best(s) == ref.op_best(keys + ["ab", "x" * 40], s)
+
+
+def test_op_big_key():
+    """A 100,000-code-point key over 20,000 distinct code points (sparse blocks)."""
+    import random
+
+    rnd = random.Random(0)
+    key = "".join(chr(0x4E00 + rnd.randrange(20000)) for _ in range(100_000))
+    sc = LcsScorer([key, key[:10]])
+    assert sc.lengths(key[:50] + "x" + key[-50:]) == [101 - 1, 10]
+    assert sc.best(key[:10]) == 1.0
+
+
+# --- CS -------------------------------------------------------------------------
+def test_cs_examples():
+    assert JaccardScorer(["ΑΣ"]).best("ας") == 1 / 3
+    assert JaccardScorer(["ΑΣ"]).best("ασ") == 1.0
+    assert JaccardScorer(["İ"]).best("i") == 0.0
+    assert JaccardScorer(["İ"]).best("İ") == 1.0
+    assert JaccardScorer(["İ"]).best("i\u0307") == 0.0
+    assert JaccardScorer(["ab"]).best("a b\u3000") == 1.0
+    assert JaccardScorer(["k"]).best("\u212a") == 1.0  # Kelvin sign lowercases to k
+    assert JaccardScorer([]).best("abc") == 0.0
+    assert JaccardScorer([""]).best("") == 0.0
+    assert JaccardScorer([" "]).best("\t") == 0.0
+    assert JaccardScorer(["", "ab"]).counts("abc") == [(0, 3), (2, 3)]
+    assert JaccardScorer(["aab"]).counts("abbc") == [(2, 5)]
+
+
+def test_cs_token_table_is_pythons():
+    """Every code point's token equals chr(c).lower() on its own / isspace()."""
+    lower, spaces, inverse = jaccard_mod.token_tables()
+    assert spaces == frozenset(c for c in range(0x110000) if chr(c).isspace())
+    multi = {}
+    for c in range(0x110000):
+        lo = chr(c).lower()
+        if len(lo) == 1:
+            assert lower.get(c, c) == ord(lo), hex(c)
+        else:
+            tok = lower[c]
+            assert tok >= 0x110000
+            assert multi.setdefault(tok, lo) == lo
+    assert [hex(c) for c in range(0x110000) if len(chr(c).lower()) != 1] == ["0x130"]
+    for tok, cps in inverse.items():
+        assert all(lower[c] == tok for c in cps)
+
+
+@SETTINGS
+@given(keys=keys_st, s=texts)
+@example(keys=["ΑΣ", "ΣΑΣ", "İı"], s="ας ΑΣ σς İIi")
+def test_cs_matches_reference(keys, s):
+    sc = JaccardScorer(keys)
+    assert sc.counts(s) == [ref.cs_counts(k, s) for k in keys]
+    exp = ref.cs_best(keys, s)
+    assert sc.best(s) == exp
+    assert sc.best_many(["", s])[1] == exp
+
+
+@SETTINGS_MANY
+@given(keys=keys_st, strings=st.lists(texts, max_size=10))
+def test_cs_many_equals_single(keys, strings):
+    sc = JaccardScorer(keys)
+    got = sc.best_many(strings)
+    assert got.dtype == np.float64 and got.shape == (len(strings),)
+    assert got.tolist() == [sc.best(s) for s in strings]
+
+
+def test_cs_huge_key():
+    """A key of more than 32767 tokens: the sparse path instead of the 16-bit lanes."""
+    keys = ["ab" * 20000 + "c", "abc"]
+    for s in ("abc", "a" * 30000 + "b" * 50000, ""):
+        sc = JaccardScorer(keys)
+        assert sc.best(s) == ref.cs_best(keys, s)
+        assert sc.counts(s) == [ref.cs_counts(k, s) for k in keys]
+
+
+def test_cs_large_alphabet():
+    """More ids than the stack count buffer holds."""
+    keys = ["".join(chr(0x4E00 + i * 7 + j) for j in range(5)) for i in range(300)]
+    s = "".join(keys[::3]) + "x y"
+    sc = JaccardScorer(keys)
+    assert sc.best(s) == ref.cs_best(keys, s)
+    assert sc.best_many([s, "", keys[5]]).tolist() == [ref.cs_best(keys, t) for t in (s, "", keys[5])]
+
+
+# --- SM -------------------------------------------------------------------------
+def test_sm_examples():
+    def count(desc, s):
+        got = SubstringScanner(ref.sm_groups(desc)).count(s)
+        assert got == ref.sm_count(ref.sm_groups(desc), s)
+        return got
+
+    assert count("爱,祖国|国家", "我爱我的国家") == 2
+    assert count("国家|!不爱国家", "不爱国家") == 1
+    assert count("!不爱国家|国家", "不爱国家") == 0
+    assert count("!", "abc") == 0
+    assert count("!|a", "abc") == 0
+    assert count("~", "a~b") == 1
+    assert count("~", "ab") == 0
+    assert count("~ab|~ab", "~aabb") == 1          # the cut creates a new '~ab'
+    assert count("~b|ac", "abc") == 1
+    assert count("a,,b|", "ab") == 2
+    assert count("", "") == 0
+    assert SubstringScanner([]).count("abc") == 0
+    assert SubstringScanner([[]]).count("abc") == 0
+
+
+sm_option = st.one_of(
+    st.text(small_alphabet, max_size=3),
+    st.builds(lambda p, t: p + t, st.sampled_from(["!", "~"]), st.text(small_alphabet, max_size=3)),
+)
+sm_groups_st = st.lists(st.lists(sm_option, max_size=5), max_size=6)
+
+
+@SETTINGS
+@given(groups=sm_groups_st, s=texts)
+@example(groups=[["~ab", "~ab"], ["a", "!b"], ["!"], ["~"]], s="~aabb~")
+def test_sm_matches_reference(groups, s):
+    sc = SubstringScanner(groups)
+    exp = ref.sm_count(groups, s)
+    assert sc.count(s) == exp
+    assert sc.count_many([s, s]).tolist() == [exp, exp]
+
+
+@SETTINGS
+@given(desc=st.text(st.sampled_from("ab,|!~"), max_size=20), s=st.text(st.sampled_from("ab!~|,"), max_size=20))
+def test_sm_desc_syntax(desc, s):
+    groups = ref.sm_groups(desc)
+    assert SubstringScanner(groups).count(s) == ref.sm_count(groups, s)
+
+
+@SETTINGS_MANY
+@given(groups=sm_groups_st, strings=st.lists(texts, max_size=10))
+def test_sm_many_equals_single(groups, strings):
+    sc = SubstringScanner(groups)
+    got = sc.count_many(strings)
+    assert got.dtype == np.int64 and got.shape == (len(strings),)
+    assert got.tolist() == [sc.count(s) for s in strings]
+
+
+def test_sm_without_automaton():
+    """So many distinct characters that the dense automaton is not built."""
+    cjk = [chr(0x4E00 + i) for i in range(2500)]
+    groups = [[cjk[i] + cjk[-i - 1], cjk[i + 1] + "x"] for i in range(1200)] + [["~" + cjk[5], "ab"]]
+    sc = SubstringScanner(groups)
+    assert not sc.use_ac
+    for s in ("", cjk[3] + cjk[-4], cjk[7] + "x" + cjk[5] + "ab", "a" + cjk[5] + "b"):
+        assert sc.count(s) == ref.sm_count(groups, s)
+        assert sc.count_many([s]).tolist() == [ref.sm_count(groups, s)]
+    assert SubstringScanner([["ab", "c"]]).use_ac
+
+
+def test_sm_many_batches():
+    groups = ref.sm_groups("a|~b,!c|d,e")
+    strings = ["abcde"[i % 5 :] + "bd"[i % 2] for i in range(2500)]
+    assert SubstringScanner(groups).count_many(strings).tolist() == [ref.sm_count(groups, s) for s in strings]
+
+
+# --- common -----------------------------------------------------------------------
+def test_huge_answer():
+    """A 1,000,000-character answer against 24 keys (no timing assertion)."""
+    keys = [a + b + "车道" + c for a in ("前进障碍", "前进车辆", "前进行人") for b in ("变换", "变更") for c in ("停止", "停车", "避让", "减速")][:24]
+    assert len(keys) == 24
+    s = ("前进一二车道停三障碍" * 100_000)[:1_000_000]
+    lcs = LcsScorer(keys)
+    # s is periodic (period 10) and keys have 10 characters: a 200-character prefix gives the same LCS
+    assert lcs.lengths(s) == [ref.lcs_length(k, s[:200]) for k in keys]
+    assert lcs.best(s) == lcs.best_many([s])[0] == ref.op_best(keys, s[:200]) == 0.8
+    long_keys = [k * 10 for k in keys]  # multi-word keys (100 code points)
+    t = s[:500_000] + long_keys[7] + s[500_000:]
+    assert lcs.best(t) == 1.0
+    ns = ref.cs_tokens(s)  # once: the reference recounts s for every key
+    exp = []
+    for k in keys:
+        nk = ref.cs_tokens(k)
+        exp.append((sum((nk & ns).values()), sum((nk | ns).values())))
+    jac = JaccardScorer(keys)
+    assert jac.counts(s) == exp
+    assert jac.best(s) == max(a / b for a, b in exp)
+    assert LcsScorer(long_keys).best(t) == 1.0
+    groups = [[k] for k in keys] + [["~前进", "前进"], ["一二"]]
+    assert SubstringScanner(groups).count(t) == ref.sm_count(groups, t) == 2
+
+
+def test_types_and_pickle():
+    for cls, arg in ((LcsScorer, ["ab", "c"]), (JaccardScorer, ["ab", "c"]), (SubstringScanner, [["a", "!b"]])):
+        sc = cls(arg)
+        clone = pickle.loads(pickle.dumps(sc))
+        assert repr(clone) == repr(sc)
+    with pytest.raises(TypeError):
+        LcsScorer(["a", 1])
+    with pytest.raises(TypeError):
+        LcsScorer(["a"]).best(b"a")
+    with pytest.raises(TypeError):
+        JaccardScorer(["a"]).best_many(["a", None])
+    with pytest.raises(TypeError):
+        SubstringScanner([["a"]]).count_many("abc")
+    with pytest.raises(TypeError):
+        SubstringScanner(["ab"])
+
+    class S(str):
+        pass
+
+    assert LcsScorer(["ab"]).best(S("ab")) == 1.0
+    assert JaccardScorer(["ab"]).best(S("ab")) == 1.0
+    assert SubstringScanner([["~a", "b"]]).count(S("ab")) == 1
+    assert LcsScorer(["ab"]).best_many(np.array(["ab", "a"])).tolist() == [1.0, 0.5]
+
+
+def test_threads_share_a_scorer():
+    keys = ["前进障碍变换车道停止", "a" * 100, "xyz"]
+    strings = ["前进一二车道停三障碍" * 50, "a" * 5000, "xy" * 3000] * 20
+    lcs, jac, sub = LcsScorer(keys), JaccardScorer(keys), SubstringScanner([["车道"], ["~a", "aa"]])
+    exp = (lcs.best_many(strings).tolist(), jac.best_many(strings).tolist(), sub.count_many(strings).tolist())
+    errors = []
+
+    def work():
+        for _ in range(5):
+            got = (lcs.best_many(strings).tolist(), jac.best_many(strings).tolist(), sub.count_many(strings).tolist())
+            if got != exp:
+                errors.append(got)
+            if [lcs.best(s) for s in strings[:6]] != exp[0][:6]:
+                errors.append("best")
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
