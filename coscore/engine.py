@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 import numpy as np
 
-from ._fast.batch import check_answers, dedup_answers
+from ._fast.batch import check_answers, dedup_answers, dedup_strings, joined_column
 from .expr.columnar import EXACT_LIMIT, BatchContext, build, column_kind
 
 if TYPE_CHECKING:
@@ -100,14 +100,18 @@ def score_chunk(rule: "Rule", answers: list) -> "Batch":
             for i in odd:
                 rows[i] = ()
             flag[odd] = True
-        distinct, inverse = dedup_answers(rows)
+        single_blank = most == fewest == 1 and not odd
+        if single_blank:  # the answers are their only blanks: deduplicate those strings
+            distinct, inverse = dedup_strings(joined_column(rows))
+        else:
+            distinct, inverse = dedup_answers(rows)
         if len(distinct) < n:  # identical answers are scored once
-            total, results, flag_distinct = columnar.run(distinct, np.zeros(len(distinct), dtype=bool), most == fewest == 1)
+            total, results, flag_distinct = columnar.run(distinct, np.zeros(len(distinct), dtype=bool), single_blank)
             flag |= flag_distinct[inverse]
             total = total[inverse]
             results = {cid: values[inverse] for cid, values in results.items()}
         else:
-            total, results, flag = columnar.run(rows, flag, most == fewest == 1)
+            total, results, flag = columnar.run(distinct if single_blank else rows, flag, single_blank)
         scores[:] = total
         for cid, values in results.items():
             combos[cid][:] = values
@@ -191,7 +195,7 @@ def concat(rule: "Rule", batches: list["Batch"]) -> "Batch":
         return Batch(np.empty(0), [], {cid: np.empty(0) for cid in rule.combo_ids})
     return Batch(
         np.concatenate([b.scores for b in batches]),
-        [e for b in batches for e in b.errors],
+        list(itertools.chain.from_iterable(b.errors for b in batches)),
         {cid: np.concatenate([b.combos[cid] for b in batches]) for cid in rule.combo_ids},
     )
 
