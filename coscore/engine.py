@@ -205,5 +205,5 @@ def score_many(rule: "Rule", answers: Iterable["AnswerLike"], jobs: int = 1, chu
     size = chunk_size or DEFAULT_CHUNK_SIZE
     workers = _workers(jobs)
     if chunk_size is None and workers > 1 and isinstance(answers, list):
-        size = min(DEFAULT_CHUNK_SIZE, max(1024, -(-len(answers) // (workers * 2))))
+        size = min(DEFAULT_CHUNK_SIZE, max(4096, -(-len(answers) // (workers * 4))))
     return concat(rule, list(score_chunks(rule, answers, size, jobs)))

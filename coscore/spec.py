@@ -112,7 +112,8 @@ def read(source: RuleSource, dialect: str | None = None) -> RuleSpec:
             warnings.append(Diagnostic(str(key), "unknown key (ignored)", severity="warning"))
 
     atoms = _read_atoms(rule, problems, warnings)
-    combos = _read_combos(rule, set(atoms) if atoms is not None else None, problems, warnings)
+    declared = {str(k) for k in rule["atoms"]} if isinstance(rule.get("atoms"), dict) else None
+    combos = _read_combos(rule, declared, problems, warnings)
 
     combo_mode = rule.get("comboMode")
     if "comboMode" not in rule:
