@@ -186,18 +186,27 @@ def score_chunks(rule: "Rule", answers: Iterable["AnswerLike"], chunk_size: int 
 
 
 def concat(rule: "Rule", batches: list["Batch"]) -> "Batch":
-    """One :class:`Batch` from consecutive ones."""
+    """One :class:`Batch` from consecutive ones; ``batches`` is emptied as it goes.
+
+    Each column is joined and its chunks released before the next, so the peak is the
+    result plus one column of chunks, not twice the result.
+    """
     from .rule import Batch
 
     if len(batches) == 1:
-        return batches[0]
+        return batches.pop()
     if not batches:
         return Batch(np.empty(0), [], {cid: np.empty(0) for cid in rule.combo_ids})
-    return Batch(
-        np.concatenate([b.scores for b in batches]),
-        list(itertools.chain.from_iterable(b.errors for b in batches)),
-        {cid: np.concatenate([b.combos[cid] for b in batches]) for cid in rule.combo_ids},
-    )
+    columns = {cid: [b.combos[cid] for b in batches] for cid in rule.combo_ids}
+    scores = [b.scores for b in batches]
+    errors = list(itertools.chain.from_iterable(b.errors for b in batches))
+    batches.clear()
+    joined_scores = np.concatenate(scores)
+    del scores
+    combos = {}
+    for cid in rule.combo_ids:
+        combos[cid] = np.concatenate(columns.pop(cid))
+    return Batch(joined_scores, errors, combos)
 
 
 def score_many(rule: "Rule", answers: Iterable["AnswerLike"], jobs: int = 1, chunk_size: int | None = None) -> "Batch":
