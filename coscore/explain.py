@@ -1,0 +1,433 @@
+"""Why an answer got its score: every atom call made while scoring it, with the evidence
+the atom found (which EM key matched, which SM options hit or were excluded/removed, the
+OP key with the best LCS and its aligned characters, the CS counts).
+
+The evidence is recomputed here in plain Python from the atom's fields, following
+SEMANTICS.md; the hit and value shown are the engine's own (from :meth:`Rule.trace`).
+
+>>> text = render(explain(rule, ["开始-前进"]), color=False)      # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+# -- evidence per atom kind --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EMEvidence:
+    """Exact match: the key equal to the text, if any."""
+
+    keys: list[str]
+    matched: str | None
+
+
+@dataclass(frozen=True)
+class SMStep:
+    """One option of an SM group and what happened to it in the ordered walk.
+
+    ``action`` is ``"counted"``, ``"excluded"`` (a ``!`` option found: the group stops
+    without counting), ``"removed"`` (a ``~`` option's text was cut out), ``"absent"``,
+    ``"empty"`` (an empty option never matches) or ``"not reached"``.
+    """
+
+    option: str
+    action: str
+
+
+@dataclass(frozen=True)
+class SMGroup:
+    """One comma-separated group of an SM desc: its steps, whether it counted, and the
+    text the later options saw after ``~`` removals."""
+
+    steps: list[SMStep]
+    counted: bool
+    text: str
+
+
+@dataclass(frozen=True)
+class SMEvidence:
+    """Substring match: one walk per group; the value is the number of counted groups."""
+
+    groups: list[SMGroup]
+    count: int
+
+
+@dataclass(frozen=True)
+class KeyScore:
+    """The similarity of one OP/CS key: ``similarity = numerator / denominator``."""
+
+    key: str
+    numerator: int
+    denominator: int
+    similarity: float
+
+
+@dataclass(frozen=True)
+class OPEvidence:
+    """Oneway proximity: LCS of each key with the text; for the best key, which of its
+    characters and which of the text's are in one longest common subsequence."""
+
+    threshold: float
+    scores: list[KeyScore]
+    best: KeyScore | None
+    key_matched: list[bool]
+    text_matched: list[bool]
+
+
+@dataclass(frozen=True)
+class CSEvidence:
+    """Content similarity: multiset Jaccard of lowercased non-space characters; for the
+    best key, ``counts`` lists ``(character, in key, in text)``."""
+
+    threshold: float
+    scores: list[KeyScore]
+    best: KeyScore | None
+    counts: list[tuple[str, int, int]]
+
+
+Evidence = EMEvidence | SMEvidence | OPEvidence | CSEvidence
+
+
+def em_evidence(keys: Sequence[str], text: str) -> EMEvidence:
+    """Which EM key equals ``text`` exactly."""
+    return EMEvidence(list(keys), next((k for k in keys if k == text), None))
+
+
+def sm_evidence(groups: Sequence[Sequence[str]], text: str) -> SMEvidence:
+    """The ordered walk of each SM group over ``text`` (SEMANTICS.md, SM)."""
+    walked = [_walk_group(options, text) for options in groups]
+    return SMEvidence(walked, sum(g.counted for g in walked))
+
+
+def _walk_group(options: Sequence[str], text: str) -> SMGroup:
+    steps: list[SMStep] = []
+    for index, option in enumerate(options):
+        if option == "":
+            steps.append(SMStep(option, "empty"))
+            continue
+        if option[0] == "!" and option[1:] in text:
+            steps.append(SMStep(option, "excluded"))
+            return SMGroup(steps + _unreached(options, index), False, text)
+        removed = False
+        if option[0] == "~" and option[1:] in text:
+            text = text.replace(option[1:], "")
+            removed = True
+        if option in text:
+            steps.append(SMStep(option, "counted"))
+            return SMGroup(steps + _unreached(options, index), True, text)
+        steps.append(SMStep(option, "removed" if removed else "absent"))
+    return SMGroup(steps, False, text)
+
+
+def _unreached(options: Sequence[str], index: int) -> list[SMStep]:
+    return [SMStep(option, "not reached") for option in options[index + 1 :]]
+
+
+def lcs_alignment(key: str, text: str) -> tuple[int, list[bool], list[bool]]:
+    """The length of a longest common subsequence of ``key`` and ``text`` (over code
+    points) and, for one such subsequence, which characters of each take part."""
+    n, m = len(key), len(text)
+    table = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        row, below = table[i], table[i + 1]
+        ki = key[i]
+        for j in range(m - 1, -1, -1):
+            row[j] = below[j + 1] + 1 if ki == text[j] else max(below[j], row[j + 1])
+    key_hit, text_hit = [False] * n, [False] * m
+    i = j = 0
+    while i < n and j < m:  # walk forwards, keeping the key's earliest characters
+        if key[i] == text[j]:
+            key_hit[i] = text_hit[j] = True
+            i += 1
+            j += 1
+        elif table[i][j + 1] >= table[i + 1][j]:
+            j += 1
+        else:
+            i += 1
+    return table[0][0], key_hit, text_hit
+
+
+def op_evidence(threshold: float, keys: Sequence[str], text: str) -> OPEvidence:
+    """LCS(key, text) / len(key) for each key, and the alignment of the best one."""
+    scores = []
+    alignments = {}
+    for key in keys:
+        length, key_hit, text_hit = lcs_alignment(key, text) if key else (0, [], [False] * len(text))
+        scores.append(KeyScore(key, length, len(key), length / len(key) if key else 0.0))
+        alignments.setdefault(key, (key_hit, text_hit))
+    best = _best(scores)
+    key_hit, text_hit = alignments[best.key] if best else ([], [False] * len(text))
+    return OPEvidence(threshold, scores, best, key_hit, text_hit)
+
+
+def cs_tokens(text: str) -> list[str]:
+    """The characters CS compares: each lowercased on its own, whitespace dropped; a
+    character whose lowercase is longer than one code point (``İ``) stays as it is."""
+    out = []
+    for c in text:
+        if c.isspace():
+            continue
+        low = c.lower()
+        out.append(low if len(low) == 1 else c)
+    return out
+
+
+def cs_evidence(threshold: float, keys: Sequence[str], text: str) -> CSEvidence:
+    """Σ min(counts) / Σ max(counts) for each key, and the counts for the best one."""
+    text_counts = Counter(cs_tokens(text))
+    scores = []
+    for key in keys:
+        key_counts = Counter(cs_tokens(key))
+        chars = key_counts.keys() | text_counts.keys()
+        low = sum(min(key_counts[c], text_counts[c]) for c in chars)
+        high = sum(max(key_counts[c], text_counts[c]) for c in chars)
+        scores.append(KeyScore(key, low, high, low / high if high else 0.0))
+    best = _best(scores)
+    counts: list[tuple[str, int, int]] = []
+    if best is not None:
+        key_counts = Counter(cs_tokens(best.key))
+        order = list(dict.fromkeys(cs_tokens(best.key) + cs_tokens(text)))
+        counts = [(c, key_counts[c], text_counts[c]) for c in order]
+    return CSEvidence(threshold, scores, best, counts)
+
+
+def _best(scores: Sequence[KeyScore]) -> KeyScore | None:
+    """The first key with the highest similarity (``None`` when there are no keys)."""
+    best = None
+    for score in scores:
+        if best is None or score.similarity > best.similarity:
+            best = score
+    return best
+
+
+def atom_evidence(atom: Any, text: str) -> Evidence:
+    """The evidence of ``atom`` (a compiled :class:`coscore.Atom`) on ``text``."""
+    if atom.kind == "EM":
+        return em_evidence(atom.keys, text)
+    if atom.kind == "SM":
+        return sm_evidence(atom.groups, text)
+    if atom.kind == "OP":
+        return op_evidence(atom.threshold, atom.keys, text)
+    if atom.kind == "CS":
+        return cs_evidence(atom.threshold, atom.keys, text)
+    raise ValueError(f"unknown atom kind {atom.kind!r}")
+
+
+# -- one answer ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Call:
+    """One G/M call: the engine's result and the evidence behind it."""
+
+    op: str
+    atom: str
+    kind: str
+    text: str
+    hit: bool
+    value: float
+    evidence: Evidence
+
+
+@dataclass
+class ComboTrace:
+    """One combo: its value, its definition (when the rule source is known) and calls."""
+
+    id: str
+    value: float | None
+    expression: str | None = None
+    score: Any = None
+    mode: str | None = None
+    calls: list[Call] = field(default_factory=list)
+
+
+@dataclass
+class Explanation:
+    """Why one answer got its score."""
+
+    answer: list[str]
+    score: float | None
+    error: str | None
+    combo_mode: str | None
+    combos: list[ComboTrace]
+
+
+def explain(rule: Any, answer: Sequence[str] | str, source: Mapping[str, Any] | str | None = None) -> Explanation:
+    """Score ``answer`` with ``rule`` (a compiled :class:`coscore.Rule`), tracing every
+    atom call; ``source`` (the rule as a dict or JSON text) adds each combo's expression."""
+    blanks = [answer] if isinstance(answer, str) else list(answer)
+    outcome, calls = rule.trace(blanks)
+    spec = json.loads(source) if isinstance(source, str) else (source or {})
+    definitions = spec.get("combos", {}) if isinstance(spec, Mapping) else {}
+    combos: dict[str, ComboTrace] = {}
+    for cid in rule.combo_ids:
+        d = definitions.get(cid, {}) if isinstance(definitions, Mapping) else {}
+        d = d if isinstance(d, Mapping) else {}
+        combos[cid] = ComboTrace(cid, outcome.combos.get(cid), d.get("combo"), d.get("score"), d.get("mode"))
+    for call in calls:
+        atom = rule.atoms[str(call.atom)]
+        text = call.text if isinstance(call.text, str) else str(call.text)
+        trace = combos.setdefault(call.combo, ComboTrace(call.combo, outcome.combos.get(call.combo)))
+        trace.calls.append(
+            Call(call.op, str(call.atom), atom.kind, text, bool(call.hit), call.value, atom_evidence(atom, text))
+        )
+    mode = spec.get("comboMode") if isinstance(spec, Mapping) else None
+    return Explanation(blanks, outcome.score, outcome.error, mode, list(combos.values()))
+
+
+# -- rendering ----------------------------------------------------------------------------
+
+_STYLES = {"hit": "32", "miss": "31", "dim": "2", "bold": "1", "warn": "33", "key": "36"}
+
+
+class _Painter:
+    def __init__(self, color: bool) -> None:
+        self.color = color
+
+    def __call__(self, text: str, style: str) -> str:
+        if not self.color or not text:
+            return text
+        codes = ";".join(_STYLES[s] for s in style.split("+"))
+        return f"\x1b[{codes}m{text}\x1b[0m"
+
+
+def _num(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.4g}" if value != int(value) or abs(value) >= 1e15 else f"{value:.1f}"
+    return str(value)
+
+
+def _quote(text: str, limit: int = 200) -> str:
+    shown = json.dumps(text, ensure_ascii=False)
+    return shown if len(shown) <= limit else shown[: limit - 4] + '…"'
+
+
+def render(explanation: Explanation, color: bool = False) -> str:
+    """The explanation as readable text (ANSI colour when ``color``)."""
+    p = _Painter(color)
+    out = []
+    blanks = ", ".join(_quote(b) for b in explanation.answer)
+    out.append(f"answer  [{blanks}]")
+    if explanation.error is not None:
+        out.append(f"score   {p('error: ' + explanation.error, 'miss+bold')}")
+    else:
+        mode = f"  ({explanation.combo_mode} of the combos, clamped to 0–10)" if explanation.combo_mode else ""
+        out.append(f"score   {p(_num(explanation.score), 'bold')}{p(mode, 'dim')}")
+    for combo in explanation.combos:
+        out.append("")
+        definition = ""
+        if combo.expression is not None:
+            definition = f"  {combo.mode} × {_num(combo.score)}:  {combo.expression}"
+        out.append(f"{p('combo ' + combo.id, 'bold')} = {p(_num(combo.value), 'bold')}{p(definition, 'dim')}")
+        if not combo.calls:
+            out.append(p("    (no atom calls)", "dim"))
+        for call in combo.calls:
+            out.extend(_render_call(call, p))
+    return "\n".join(out)
+
+
+def _render_call(call: Call, p: _Painter) -> list[str]:
+    result = p("hit", "hit") if call.hit else p("miss", "miss")
+    shown = _num(call.value) if call.op == "M" else str(call.hit)
+    head = f"  {call.op}({call.atom}, {_quote(call.text)}) = {shown}"
+    lines = [f"{head}   {call.kind} {result}, value {_num(call.value)}"]
+    ev = call.evidence
+    if isinstance(ev, EMEvidence):
+        if ev.matched is not None:
+            lines.append(f"      matched key {p(_quote(ev.matched), 'hit')}")
+        else:
+            keys = ", ".join(_quote(k) for k in ev.keys[:8]) + (" …" if len(ev.keys) > 8 else "")
+            lines.append(f"      equal to no key ({keys})")
+    elif isinstance(ev, SMEvidence):
+        for number, group in enumerate(ev.groups, 1):
+            lines.append(f"      group {number}: " + "  ".join(_sm_step(s, p) for s in group.steps))
+    elif isinstance(ev, OPEvidence):
+        lines.extend(_render_op(ev, call.text, p))
+    elif isinstance(ev, CSEvidence):
+        lines.extend(_render_cs(ev, p))
+    return lines
+
+
+def _sm_step(step: SMStep, p: _Painter) -> str:
+    shown = step.option if step.option else "(empty)"
+    if step.action == "counted":
+        return p(f"{shown} ✓counted", "hit")
+    if step.action == "excluded":
+        return p(f"{shown} ✗excluded", "miss")
+    if step.action == "removed":
+        return p(f"{shown} (removed)", "warn")
+    if step.action == "not reached":
+        return p(f"{shown} (not reached)", "dim")
+    if step.action == "empty":
+        return p(f"{shown} (never matches)", "dim")
+    return f"{shown} (not found)"
+
+
+def _marked(text: str, mask: Sequence[bool], p: _Painter) -> str:
+    """``text`` with the characters in ``mask`` highlighted: in colour, or in [brackets]."""
+    out, run, inside = [], [], None
+    for char, flag in zip(text, mask):
+        if flag != inside and run:
+            out.append(_run("".join(run), bool(inside), p))
+            run = []
+        inside = flag
+        run.append(char)
+    if run:
+        out.append(_run("".join(run), bool(inside), p))
+    return "".join(out)
+
+
+def _run(text: str, matched: bool, p: _Painter) -> str:
+    if not matched:
+        return p(text, "dim") if p.color else text
+    return p(text, "hit+bold") if p.color else f"[{text}]"
+
+
+def _similarities(ev: OPEvidence | CSEvidence, p: _Painter) -> list[str]:
+    lines = []
+    rest = [s for s in ev.scores if s is not ev.best]
+    if ev.best is not None:
+        b = ev.best
+        hit = b.similarity >= ev.threshold
+        threshold = _num(ev.threshold)
+        verdict = p(f"≥ threshold {threshold}", "hit") if hit else p(f"< threshold {threshold}", "miss")
+        kind = "LCS" if isinstance(ev, OPEvidence) else "shared/all characters"
+        ratio = f"{b.numerator}/{b.denominator} = {_num(b.similarity)}"
+        lines.append(
+            f"      best key {p(_quote(b.key), 'key')}: {kind} {ratio} {verdict}"
+        )
+    else:
+        lines.append("      no keys")
+    if rest:
+        shown = ", ".join(f"{_quote(s.key, 40)} {_num(s.similarity)}" for s in rest[:6])
+        lines.append(p(f"      other keys: {shown}" + (" …" if len(rest) > 6 else ""), "dim"))
+    return lines
+
+
+def _render_op(ev: OPEvidence, text: str, p: _Painter) -> list[str]:
+    lines = _similarities(ev, p)
+    if ev.best is not None and ev.best.numerator:
+        lines.append(f"      key : {_marked(ev.best.key, ev.key_matched, p)}")
+        lines.append(f"      text: {_marked(text, ev.text_matched, p)}")
+    return lines
+
+
+def _render_cs(ev: CSEvidence, p: _Painter) -> list[str]:
+    lines = _similarities(ev, p)
+    if ev.counts:
+        cells = []
+        for char, in_key, in_text in ev.counts[:40]:
+            cell = f"{char} {in_key}/{in_text}"
+            cells.append(p(cell, "hit") if in_key and in_text else cell)
+        more = " …" if len(ev.counts) > 40 else ""
+        lines.append("      counts (key/text): " + "  ".join(cells) + more)
+    return lines

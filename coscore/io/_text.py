@@ -1,0 +1,109 @@
+"""Opening inputs and decoding UTF-8 line by line, so that errors can name a line."""
+from __future__ import annotations
+
+import io
+import os
+import sys
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from .errors import InputError
+
+
+def display_name(path: str | os.PathLike[str]) -> str:
+    """How a path is named in messages (``-`` is standard input)."""
+    text = os.fspath(path)
+    return "<stdin>" if text == "-" else text
+
+
+def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
+    """Open ``path`` (or standard input for ``-``) for binary reading, with clear errors."""
+    text = os.fspath(path)
+    if text == "-":
+        return sys.stdin.buffer
+    try:
+        return open(text, "rb")
+    except FileNotFoundError:
+        raise InputError(text, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(text, "is a directory, not a file") from None
+    except PermissionError:
+        raise InputError(text, "permission denied") from None
+    except OSError as exc:
+        raise InputError(text, exc.strerror or str(exc)) from None
+
+
+def size_of(path: str | os.PathLike[str]) -> int | None:
+    """The size in bytes of a regular file, or ``None`` (stdin, pipes)."""
+    text = os.fspath(path)
+    if text == "-":
+        return None
+    try:
+        st = os.stat(text)
+    except OSError:
+        return None
+    return st.st_size if st.st_size > 0 else None
+
+
+class DecodedLines:
+    """Iterate the lines of a binary stream as ``str``, validating UTF-8.
+
+    Lines end at ``\n`` only and keep it (as the ``csv`` module wants). The stream is
+    read and decoded in blocks of whole lines, which is much faster than line by line.
+    A UTF-8 byte order mark at the start is dropped. ``lineno`` is the number of the
+    last line yielded and ``position`` the bytes read so far. Invalid UTF-8 raises
+    :class:`InputError` naming the line and the character.
+    """
+
+    BLOCK = 1 << 20
+
+    def __init__(self, stream: BinaryIO, source: str) -> None:
+        self._stream = stream
+        self.source = source
+        self.lineno = 0
+        self.position = 0
+
+    def _blocks(self) -> Iterator[bytes]:
+        """Runs of whole lines (the last one may lack its ``\n``)."""
+        pending = bytearray()
+        while True:
+            data = self._stream.read(self.BLOCK)
+            if not data:
+                if pending:
+                    yield bytes(pending)
+                return
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                pending += data
+                continue
+            block = bytes(pending) + data[:cut] if pending else data[:cut]
+            pending = bytearray(data[cut:])
+            yield block
+
+    def __iter__(self) -> Iterator[str]:
+        first = True
+        for block in self._blocks():
+            self.position += len(block)
+            try:
+                text = block.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise _decode_error(self.source, self.lineno, block, exc) from None
+            if first:
+                first = False
+                if text.startswith("\ufeff"):
+                    text = text[1:]
+            for line in io.StringIO(text, newline="\n"):
+                self.lineno += 1
+                yield line
+
+
+def _decode_error(source: str, lines_before: int, block: bytes, exc: UnicodeDecodeError) -> InputError:
+    """An :class:`InputError` for invalid UTF-8 in ``block``, which starts after
+    ``lines_before`` lines of the file."""
+    line_start = block.rfind(b"\n", 0, exc.start) + 1
+    lineno = lines_before + block.count(b"\n", 0, exc.start) + 1
+    column = len(block[line_start : exc.start].decode("utf-8", "replace")) + 1
+    bad = block[exc.start : exc.end].hex(" ")
+    return InputError(
+        source, f"invalid UTF-8 at character {column} (byte {bad}); the file must be UTF-8 encoded", line=lineno
+    )

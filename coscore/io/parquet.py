@@ -1,0 +1,162 @@
+"""Parquet through pyarrow (the ``parquet`` extra), streamed in record batches."""
+from __future__ import annotations
+
+import glob
+import os
+import sys
+from collections.abc import Iterator
+from typing import Any, BinaryIO
+
+from ._text import display_name
+from .errors import InputError
+from .table import MISSING, Chunk
+
+
+def _pyarrow() -> Any:
+    """Import pyarrow and pyarrow.parquet, or explain how to get them."""
+    try:
+        import pyarrow
+        import pyarrow.parquet  # noqa: F401
+    except ImportError:
+        raise InputError(
+            "parquet", "reading or writing Parquet needs pyarrow: pip install 'coscore[parquet]'"
+        ) from None
+    return pyarrow
+
+
+def _expand(path: str) -> list[str]:
+    """The files a path or glob names, sorted; an error when there are none."""
+    if path == "-" or os.path.exists(path) or not glob.has_magic(path):
+        if path != "-" and not os.path.exists(path):
+            raise InputError(path, "no such file")
+        return [path]
+    files = sorted(glob.glob(path, recursive=True))
+    if not files:
+        raise InputError(path, "no file matches this pattern")
+    return files
+
+
+class ParquetReader:
+    """Read one Parquet file, standard input, or every file a glob matches (in sorted
+    order, which must share their column names), ``chunk_size`` rows at a time.
+
+    Row numbers in messages are 1-based and count across all the files.
+    """
+
+    unit = "row"
+
+    def __init__(self, path: str | os.PathLike[str], chunk_size: int = 65536) -> None:
+        pa = _pyarrow()
+        self._pq = sys.modules["pyarrow.parquet"]
+        self._pa = pa
+        self.source = display_name(path)
+        self._chunk_size = chunk_size
+        self._files = _expand(os.fspath(path))
+        first = self._open(self._files[0])
+        self.columns: list[str] = list(first.schema_arrow.names)
+        self._first = first
+        self.total_rows: int | None = None
+        self.total_bytes: int | None = None
+        if len(self._files) == 1:
+            self.total_rows = first.metadata.num_rows
+
+    def _open(self, name: str) -> Any:
+        try:
+            if name == "-":
+                return self._pq.ParquetFile(self._pa.BufferReader(sys.stdin.buffer.read()))
+            return self._pq.ParquetFile(name)
+        except (OSError, self._pa.ArrowException) as exc:
+            raise InputError(display_name(name), f"not a readable Parquet file ({exc})") from None
+
+    def chunks(self) -> Iterator[Chunk]:
+        """The rows, at most ``chunk_size`` at a time."""
+        row = 0
+        yielded = False
+        for number, name in enumerate(self._files):
+            handle = self._first if number == 0 else self._open(name)
+            names = list(handle.schema_arrow.names)
+            if names != self.columns:
+                raise InputError(
+                    display_name(name), f"its columns {names} differ from those of {self._files[0]}: {self.columns}"
+                )
+            try:
+                for batch in handle.iter_batches(batch_size=self._chunk_size):
+                    n = batch.num_rows
+                    data = {col: batch.column(i) for i, col in enumerate(self.columns)}
+                    yield Chunk(list(self.columns), data, list(range(row + 1, row + n + 1)), "row", display_name(name))
+                    row += n
+                    yielded = True
+            except self._pa.ArrowException as exc:
+                raise InputError(display_name(name), f"cannot read: {exc}", row=row + 1) from None
+        if not yielded:
+            data = {col: [] for col in self.columns}
+            yield Chunk(list(self.columns), data, [], "row", self.source)
+
+    def close(self) -> None:
+        """Nothing to close: pyarrow owns the file handles."""
+
+
+class ParquetWriter:
+    """Write chunks to a Parquet file. The schema is that of the first chunk (Arrow
+    types are kept from Parquet input; Python values are inferred, all-null columns
+    become strings)."""
+
+    @staticmethod
+    def check_available() -> None:
+        """Raise :class:`InputError` now, before any output is made, if pyarrow is missing."""
+        _pyarrow()
+
+    def __init__(self, stream: BinaryIO, target: str = "") -> None:
+        self._pa = _pyarrow()
+        self._pq = sys.modules["pyarrow.parquet"]
+        self._stream = stream
+        self._target = target
+        self._writer: Any = None
+        self._schema: Any = None
+
+    def write(self, chunk: Chunk) -> None:
+        """Append the rows of ``chunk`` as one row group (or more)."""
+        pa = self._pa
+        arrays = {}
+        for name in chunk.columns:
+            values = chunk.data[name]
+            if isinstance(values, list):
+                values = [None if v is MISSING else v for v in values]
+            arrays[name] = values
+        try:
+            if self._schema is None:
+                declared = {k: _ARROW_TYPES[t](pa) for k, t in chunk.types.items() if t in _ARROW_TYPES}
+                table = pa.table({k: _arrow_array(pa, v, declared.get(k)) for k, v in arrays.items()})
+                self._schema = table.schema
+                self._writer = self._pq.ParquetWriter(self._stream, self._schema)
+            else:
+                table = pa.table(
+                    {k: _arrow_array(pa, v, self._schema.field(k).type) for k, v in arrays.items()},
+                    schema=self._schema,
+                )
+        except (pa.ArrowException, KeyError) as exc:
+            first = chunk.lines[0] if chunk.lines else None
+            raise InputError(
+                chunk.source,
+                f"these rows do not fit one Parquet schema ({exc}); write CSV or JSON Lines instead",
+                **({chunk.unit: first} if first is not None else {}),
+            ) from None
+        self._writer.write_table(table)
+
+    def close(self) -> None:
+        """Write the Parquet footer."""
+        if self._writer is not None:
+            self._writer.close()
+
+
+_ARROW_TYPES = {"float64": lambda pa: pa.float64(), "string": lambda pa: pa.string(), "str": lambda pa: pa.string()}
+
+
+def _arrow_array(pa: Any, values: Any, type_: Any = None) -> Any:
+    """``values`` as an Arrow array (of ``type_`` when given); all-null columns are strings."""
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        return values if type_ is None or values.type == type_ else values.cast(type_)
+    if type_ is not None:
+        return pa.array(values, type=type_)
+    array = pa.array(values)
+    return array.cast(pa.string()) if pa.types.is_null(array.type) else array
