@@ -11,9 +11,15 @@ from typing import Sequence
 
 import numpy as np
 
-from ._fast.jaccard import JaccardScorer
-from ._fast.lcs import LcsScorer
-from ._fast.substring import SubstringScanner
+try:
+    from ._fast.jaccard import JaccardScorer
+    from ._fast.lcs import LcsScorer
+    from ._fast.substring import SubstringScanner
+except ImportError as exc:  # running from a source tree whose kernels were never built
+    raise ImportError(
+        f"coscore's compiled kernels are missing ({exc}); install the package "
+        "(pip install .) or build them in place (pip install -e . or python setup.py build_ext --inplace)"
+    ) from exc
 from .spec import AtomSpec
 
 AtomResult = tuple[bool, "int | float"]
