@@ -137,13 +137,18 @@ def _add_score(sub: Any) -> None:
                    help="parallel workers for scoring (default 1)")
     p.add_argument("--chunk-size", type=_positive_int, default=65536, metavar="N",
                    help="rows read and scored at a time (default 65536)")
-    p.add_argument("--engine", choices=sorted(ENGINES), default="local", help="where to score (default: local)")
+    p.add_argument("--engine", choices=sorted([*ENGINES, "dask"]), default="local",
+                   help="where to score (default: local; dask: a Parquet dataset on a Dask cluster, -o OUT_DIR)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="with --engine dask: a Dask scheduler "
+                   "(tcp://host:8786) or its scheduler file; default: a LocalCluster, one worker per core")
     p.set_defaults(handler=cmd_score)
 
 
 def cmd_score(args: argparse.Namespace) -> int:
     """``coscore score``: stream DATA through the rule into OUT."""
     rule, _ = load_rule(args.rule)
+    if args.engine == "dask":
+        return _score_on_dask(rule, args)
     engine = ENGINES[args.engine]
     totals = Totals()
     with open_reader(args.data, args.format, args.chunk_size) as reader:
@@ -161,11 +166,35 @@ def cmd_score(args: argparse.Namespace) -> int:
                     writer.write(chunk)
                     bar.advance(chunk)
                     collect()
+    return _finish(totals, args.strict)
+
+
+def _finish(totals: Totals, strict: bool) -> int:
     if totals.errors:
         _error(f"{totals.errors} of {totals.rows} answers could not be scored (see the coscore_error column)")
-        if args.strict:
+        if strict:
             return EXIT_FAILED
     return EXIT_OK
+
+
+def _score_on_dask(rule: Any, args: argparse.Namespace) -> int:
+    """``coscore score --engine dask``: a Parquet glob in, a Parquet dataset out, on a cluster."""
+    if not args.output:
+        raise UsageError("--engine dask writes a Parquet dataset: give its directory with -o OUT_DIR")
+    if args.format not in (None, "parquet"):
+        raise UsageError("--engine dask reads Parquet only")
+    try:
+        from .dask import ClusterError, score_files
+    except ImportError as exc:
+        raise UsageError(f"--engine dask needs: pip install 'coscore[dask]' ({exc})") from None
+    totals = Totals()
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    try:
+        score_files(rule, args.data, args.output, blanks=args.blanks, label=args.label,
+                    scheduler=args.scheduler, totals=totals, progress=progress)
+    except ClusterError as exc:
+        raise UsageError(str(exc)) from None
+    return _finish(totals, args.strict)
 
 
 @contextlib.contextmanager

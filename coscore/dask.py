@@ -1,0 +1,369 @@
+"""Scoring on a Dask cluster (the ``dask`` extra: ``pip install 'coscore[dask]'``).
+
+:func:`score` adds the result columns to a Dask DataFrame lazily, partition by partition
+with :meth:`coscore.Rule.score_many`; :func:`score_files` scores a Parquet dataset into
+another one, on a ``LocalCluster`` or an existing Dask scheduler.
+
+The rule travels to the workers as JSON text (never as a pickled compiled rule) and is
+compiled once per worker process, then kept in a small module-level cache. Rows are never
+dropped, added or reordered: an answer that cannot be scored keeps its row, with NaN
+scores and its message in ``coscore_error``. A null blank cell is scored as ``""``.
+
+>>> import dask.dataframe as dd, coscore.dask            # doctest: +SKIP
+>>> ddf = dd.read_parquet("answers/*.parquet")          # doctest: +SKIP
+>>> scored = coscore.dask.score(ddf, rule_dict, blanks=["b1", "b2"])   # doctest: +SKIP
+>>> scored.to_parquet("scored/")                        # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import threading
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+
+import coscore
+from coscore.io.answers import AnswerColumns
+from coscore.io.errors import InputError
+from coscore.io.scoring import COMBO_PREFIX, ERROR_COLUMN, SCORE_COLUMN, check_no_clash
+
+__all__ = ["ClusterError", "score", "score_files", "rule_payload"]
+
+#: The dtype of ``coscore_error``: text, null (``pd.NA``) where the answer was scored.
+ERROR_DTYPE = pd.StringDtype("pyarrow")
+#: How many compiled rules a worker process keeps.
+CACHE_SIZE = 16
+
+
+class ClusterError(RuntimeError):
+    """The Dask cluster cannot run coscore: it is missing, or another version, on the
+    scheduler or a worker."""
+
+
+_rules: dict[tuple[str, str], coscore.Rule] = {}
+_rules_lock = threading.Lock()
+#: How many times this process compiled a rule for a partition (for tests and diagnostics).
+compile_count = 0
+
+
+# -- the rule on its way to the workers ---------------------------------------------------
+
+
+def rule_payload(rule: Any) -> tuple[str, str, coscore.Rule]:
+    """``(json_text, dialect, compiled)`` for a rule given as anything
+    :func:`coscore.compile` accepts, or a compiled :class:`coscore.Rule`.
+
+    The JSON text keeps the rule's key order (combo order matters) and is what the
+    workers receive and compile; it also keys their cache. Raises
+    :class:`coscore.RuleError` for an invalid rule, here, before any work is sent.
+    """
+    compiled = rule if isinstance(rule, coscore.Rule) else coscore.compile(rule)
+    text = json.dumps(compiled.spec.source, ensure_ascii=False, separators=(",", ":"))
+    return text, compiled.dialect, compiled
+
+
+def _worker_rule(text: str, dialect: str) -> coscore.Rule:
+    """The compiled rule for ``text`` in this process: compiled on first use only."""
+    global compile_count
+    key = (text, dialect)
+    rule = _rules.get(key)
+    if rule is None:
+        with _rules_lock:
+            rule = _rules.get(key)
+            if rule is None:
+                rule = coscore.compile(text, dialect=dialect)
+                compile_count += 1
+                while len(_rules) >= CACHE_SIZE:
+                    _rules.pop(next(iter(_rules)))
+                _rules[key] = rule
+    return rule
+
+
+# -- one partition ------------------------------------------------------------------------
+
+
+def _blank_values(column: pd.Series) -> list:
+    """A blank column as a list of Python values, nulls as ``""``."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        column = column.astype(object)
+    if column.dtype != object:  # a string dtype (checked when the graph was built)
+        return column.to_numpy(dtype=object, na_value="").tolist()
+    return ["" if v is None or (not isinstance(v, str) and _is_null(v)) else v for v in column.tolist()]
+
+
+def _errors_array(errors: list) -> pd.api.extensions.ExtensionArray:
+    """``coscore_error`` as :data:`ERROR_DTYPE` (built through Arrow: much faster)."""
+    try:
+        import pyarrow as pa
+
+        array = pd.arrays.ArrowStringArray(pa.array(errors, type=pa.large_string()))
+        if array.dtype == ERROR_DTYPE:
+            return array
+    except (ImportError, TypeError, ValueError, AttributeError):
+        pass
+    return pd.array(errors, dtype=ERROR_DTYPE)
+
+
+def _is_null(value: Any) -> bool:
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):  # list-like cells are not null
+        return False
+
+
+def _score_partition(df: pd.DataFrame, text: str, dialect: str, blanks: list, combo_ids: list) -> pd.DataFrame:
+    """``df`` with the result columns appended (same rows, same order, same index)."""
+    rule = _worker_rule(text, dialect)
+    if list(rule.combo_ids) != list(combo_ids):  # cannot happen unless the versions differ
+        raise RuntimeError(f"the worker compiled combos {rule.combo_ids}, expected {combo_ids}; "
+                           "install the same coscore version on the client and every worker")
+    columns = [_blank_values(df[name]) for name in blanks]
+    if len(columns) == 1:  # a one-blank answer may be given as its string: no list per row
+        answers = [v if type(v) is str else [v] for v in columns[0]]
+    else:
+        answers = [list(row) for row in zip(*columns)] if columns else [[] for _ in range(len(df))]
+    batch = rule.score_many(answers)
+    out = df.copy(deep=False)
+    out[SCORE_COLUMN] = np.asarray(batch.scores, dtype="float64")
+    for cid in combo_ids:
+        out[COMBO_PREFIX + cid] = np.asarray(batch.combos[cid], dtype="float64")
+    out[ERROR_COLUMN] = _errors_array(list(batch.errors))
+    return out
+
+
+def _meta(meta: pd.DataFrame, combo_ids: Sequence[str]) -> pd.DataFrame:
+    out = meta.iloc[:0].copy()
+    out[SCORE_COLUMN] = np.array([], dtype="float64")
+    for cid in combo_ids:
+        out[COMBO_PREFIX + cid] = np.array([], dtype="float64")
+    out[ERROR_COLUMN] = pd.array([], dtype=ERROR_DTYPE)
+    return out
+
+
+def _check_text_columns(source: str, meta: pd.DataFrame, blanks: Sequence[str]) -> None:
+    for name in blanks:
+        dtype = meta[name].dtype
+        if isinstance(dtype, pd.CategoricalDtype):
+            dtype = dtype.categories.dtype
+        if not (dtype == object or pd.api.types.is_string_dtype(dtype)):
+            raise InputError(source, f"a blank column must hold text, this one holds {dtype}", column=str(name))
+
+
+# -- the public API -----------------------------------------------------------------------
+
+
+def score(
+    ddf: dd.DataFrame,
+    rule: Any,
+    blanks: Sequence[str] | None = None,
+    label: str | None = None,
+) -> dd.DataFrame:
+    """Score every row of ``ddf`` with ``rule``, lazily.
+
+    Args:
+        ddf: a Dask DataFrame with one answer per row.
+        rule: a compiled :class:`coscore.Rule`, or anything :func:`coscore.compile`
+            accepts (dict, JSON text, ``os.PathLike``); compiled here once to check
+            it, then sent to the workers as JSON text.
+        blanks: the columns holding the blanks, in order (text; a null cell is the
+            empty blank ``""``). Default: every column except ``id`` and ``label``.
+        label: the teacher's mark column, never taken as a blank.
+
+    Returns:
+        A Dask DataFrame with the same partitions, index and row order: the input
+        columns, then ``coscore_score``, ``coscore_combo_<ID>`` per combo (float64,
+        NaN where the answer failed) and ``coscore_error`` (string, null unless the
+        answer failed). Nothing is computed until you compute or write it.
+
+    Raises:
+        coscore.RuleError: the rule is invalid.
+        coscore.io.InputError: (a ``ValueError``) a blank or label column is missing,
+            a blank column is not text, or the input already has a ``coscore_*`` column.
+    """
+    return _score(ddf, rule, blanks, label, "dataframe")
+
+
+def _score(ddf: dd.DataFrame, rule: Any, blanks: Sequence[str] | None, label: str | None, source: str) -> dd.DataFrame:
+    """:func:`score`, with ``source`` naming the data in error messages."""
+    text, dialect, compiled = rule_payload(rule)
+    combo_ids = list(compiled.combo_ids)
+    columns = list(ddf.columns)
+    if isinstance(blanks, str):  # one column named on its own
+        blanks = [blanks]
+    chosen = AnswerColumns.resolve("parquet", source, columns, list(blanks) if blanks else None, label).blanks
+    check_no_clash(source, columns, combo_ids)
+    meta = ddf._meta
+    _check_text_columns(source, meta, chosen)
+    return ddf.map_partitions(
+        _score_partition, text, dialect, list(chosen), combo_ids,
+        meta=_meta(meta, combo_ids),
+    )
+
+
+def score_files(
+    rule: Any,
+    data: str,
+    out_dir: str,
+    *,
+    blanks: list[str] | None = None,
+    label: str | None = None,
+    scheduler: str | None = None,
+    progress: bool = False,
+    totals: Any = None,
+) -> int:
+    """Score the Parquet dataset ``data`` into a new Parquet dataset ``out_dir``.
+
+    ``data`` is a file, a directory, or a glob (``answers/*.parquet``), local or on
+    any filesystem fsspec knows (``s3://...``) that the workers can reach too.
+    ``out_dir`` must not exist or be empty; it receives one ``part.N.parquet`` per
+    partition (a partition retried after a worker died overwrites its own file, so
+    every row is written exactly once).
+
+    ``scheduler`` is the address of a running Dask scheduler (``tcp://host:8786``) or
+    the path to its scheduler file; without it a ``LocalCluster`` runs one
+    single-threaded worker process per core for the duration of the call.
+    ``progress`` draws Dask's progress bar (:func:`distributed.progress`) on stderr.
+
+    Returns the number of rows written. If ``totals`` is given (a
+    :class:`coscore.io.scoring.Totals`), its ``rows`` and ``errors`` (failed answers) grow
+    by what was written, as with the local engine. Raises :class:`coscore.io.InputError` for
+    a missing input, a non-empty output directory or a bad column,
+    :class:`coscore.RuleError` for an invalid rule, and :class:`ClusterError` when the
+    scheduler or a worker cannot run this coscore.
+    """
+    compiled = rule_payload(rule)[2]
+    _check_input(data)
+    _check_output(out_dir)
+    ddf = _read(data)
+    scored = _score(ddf, compiled, blanks, label, data)  # checks the columns before any cluster starts
+    with _connect(scheduler) as client:
+        _check_cluster(client)
+        write = scored.to_parquet(
+            out_dir, compute=False, write_index=ddf.index.name is not None, name_function=_part_name,
+        )
+        future = client.compute(write)
+        if progress:
+            from distributed import progress as dask_progress
+
+            with contextlib.redirect_stdout(sys.stderr):  # the bar is drawn on stdout
+                dask_progress(future, scheduler=client.scheduler.address)  # this client's, not the default
+        future.result()
+    rows, errors = _count_written(out_dir)
+    if totals is not None:
+        totals.rows += rows
+        totals.errors += errors
+    return rows
+
+
+# -- score_files helpers ------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _connect(scheduler: str | None) -> Iterator[Any]:
+    """A client of ``scheduler`` (address or scheduler file), or of a new ``LocalCluster``
+    with one single-threaded worker process per core; closed (with the cluster) on exit."""
+    from distributed import Client, LocalCluster
+
+    if scheduler is None:
+        with LocalCluster(n_workers=_cores(), threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+            with Client(cluster, set_as_default=False) as client:
+                yield client
+    elif os.path.isfile(scheduler):
+        with Client(scheduler_file=scheduler, set_as_default=False) as client:
+            yield client
+    else:
+        with Client(scheduler, set_as_default=False) as client:
+            yield client
+
+
+def _part_name(i: int) -> str:
+    return f"part.{i}.parquet"
+
+
+def _cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _read(data: str) -> dd.DataFrame:
+    try:
+        return dd.read_parquet(data)
+    except (OSError, ValueError) as exc:
+        raise InputError(data, f"cannot read as a Parquet dataset: {exc}") from None
+
+
+def _check_input(data: str) -> None:
+    import fsspec
+
+    fs, _, paths = fsspec.core.get_fs_token_paths(data)
+    if not paths:
+        raise InputError(data, "no file matches this pattern")
+    if len(paths) == 1 and not fs.exists(paths[0]):
+        raise InputError(data, "no such file or directory")
+
+
+def _check_output(out_dir: str) -> None:
+    import fsspec
+
+    fs, path = fsspec.core.url_to_fs(out_dir)
+    if fs.exists(path):
+        if not fs.isdir(path):
+            raise InputError(out_dir, "the output must be a directory, and this is a file")
+        if fs.ls(path):
+            raise InputError(out_dir, "the output directory is not empty; choose a new one or empty it")
+
+
+def _check_cluster(client: Any) -> None:
+    """The scheduler and every worker connected now must import the coscore version of
+    this client (the scheduler unpickles the task graph, which names coscore.dask)."""
+    hint = "install the same coscore on the scheduler and every worker: pip install 'coscore[dask]'"
+    try:
+        versions = {"the scheduler": client.run_on_scheduler(_coscore_version)}
+        versions.update(client.run(_coscore_version))
+    except Exception as exc:  # e.g. ModuleNotFoundError over there
+        raise ClusterError(f"the Dask cluster cannot run coscore ({type(exc).__name__}: {exc}); {hint}") from None
+    wrong = {where: v for where, v in versions.items() if v != coscore.__version__}
+    if wrong:
+        where, version = next(iter(wrong.items()))
+        raise ClusterError(
+            f"{where} has coscore {version}, this client {coscore.__version__} ({len(wrong)} differ); {hint}"
+        )
+
+
+def _coscore_version() -> str:
+    return coscore.__version__
+
+
+def _count_written(out_dir: str) -> tuple[int, int]:
+    """``(rows, failed answers)`` in the Parquet files of ``out_dir``, from their footers
+    (the row counts and the null count of ``coscore_error``)."""
+    import fsspec
+    import pyarrow.parquet as pq
+
+    fs, path = fsspec.core.url_to_fs(out_dir)
+    rows = errors = 0
+    for name in sorted(fs.glob(path.rstrip("/") + "/*.parquet")):
+        with fs.open(name, "rb") as handle:
+            pf = pq.ParquetFile(handle)
+            meta = pf.metadata
+            rows += meta.num_rows
+            index = pf.schema_arrow.get_field_index(ERROR_COLUMN)
+            ok = 0
+            for g in range(meta.num_row_groups):
+                stats = meta.row_group(g).column(index).statistics
+                if stats is None or not stats.has_null_count:
+                    ok = None
+                    break
+                ok += stats.null_count
+            if ok is None:
+                ok = pf.read(columns=[ERROR_COLUMN]).column(0).null_count
+            errors += meta.num_rows - ok
+    return rows, errors
