@@ -32,6 +32,7 @@ from . import __version__
 from . import rule as _rule
 from .compat import RuleCache
 from .diagnostics import RuleError
+from .spec import json_type
 
 try:  # the service is an extra: pip install 'coscore[serve]'
     from starlette.applications import Starlette
@@ -124,25 +125,11 @@ def parse_json(body: bytes) -> Any:
 def _object(body: bytes, required: tuple[str, ...]) -> dict:
     data = parse_json(body)
     if not isinstance(data, dict):
-        raise ApiError(400, f"the request body must be a JSON object, not {_json_type(data)}")
+        raise ApiError(400, f"the request body must be a JSON object, not {json_type(data)}")
     missing = [k for k in required if k not in data]
     if missing:
         raise ApiError(400, f"missing {', '.join(repr(k) for k in missing)} in the request body")
     return data
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
 
 
 def _answer(value: Any, where: str) -> list:
@@ -151,7 +138,7 @@ def _answer(value: Any, where: str) -> list:
         return [value]
     if isinstance(value, list):
         return value
-    raise ApiError(400, f"{where} must be an array of strings (the blanks), not {_json_type(value)}")
+    raise ApiError(400, f"{where} must be an array of strings (the blanks), not {json_type(value)}")
 
 
 def _diagnostics(items: Any) -> list[dict]:
@@ -173,7 +160,7 @@ class Service:
         if not isinstance(source, (dict, str)):
             raise ApiError(
                 422, "invalid rule",
-                diagnostics=[{"path": "rule", "message": f"a rule is a JSON object, not {_json_type(source)}",
+                diagnostics=[{"path": "rule", "message": f"a rule is a JSON object, not {json_type(source)}",
                               "column": None, "severity": "error"}],
             )
         try:
@@ -187,7 +174,7 @@ class Service:
         rule = self.compile(data)
         answer = data["answer"]
         if not isinstance(answer, (list, str)):
-            raise ApiError(400, f"'answer' must be an array of strings (the blanks), not {_json_type(answer)}")
+            raise ApiError(400, f"'answer' must be an array of strings (the blanks), not {json_type(answer)}")
         blanks = list(answer)  # as the original: a string is indexed by character
         results: list = []
         try:
@@ -204,7 +191,7 @@ class Service:
         rule = self.compile(data)
         answers = data["answers"]
         if not isinstance(answers, list):
-            raise ApiError(400, f"'answers' must be an array of answers, not {_json_type(answers)}")
+            raise ApiError(400, f"'answers' must be an array of answers, not {json_type(answers)}")
         batch = rule.score_many(answers)  # a malformed answer is that answer's error
         return {
             "scores": _floats(batch.scores),

@@ -97,7 +97,7 @@ def _decode(data: str | bytes, where: str) -> dict:
     except RecursionError:
         raise RuleError([Diagnostic(where, "invalid JSON: nested too deeply")]) from None
     if not isinstance(value, dict):
-        raise RuleError([Diagnostic(where, f"a rule is a JSON object, not {_json_type(value)}")])
+        raise RuleError([Diagnostic(where, f"a rule is a JSON object, not {json_type(value)}")])
     return value
 
 
@@ -139,13 +139,13 @@ def _read_atoms(rule: dict, problems: list, warnings: list) -> dict[str, AtomSpe
         return None
     atoms = rule["atoms"]
     if not isinstance(atoms, dict):
-        problems.append(Diagnostic("atoms", f"must be an object, not {_json_type(atoms)}"))
+        problems.append(Diagnostic("atoms", f"must be an object, not {json_type(atoms)}"))
         return None
     specs: dict[str, AtomSpec] = {}
     for atom_id, atom in atoms.items():
         path = f"atoms.{atom_id}"
         if not isinstance(atom, dict):
-            problems.append(Diagnostic(path, f"must be an object with \"type\" and \"desc\", not {_json_type(atom)}"))
+            problems.append(Diagnostic(path, f"must be an object with \"type\" and \"desc\", not {json_type(atom)}"))
             continue
         kind, desc = atom.get("type"), atom.get("desc")
         ok = True
@@ -154,7 +154,7 @@ def _read_atoms(rule: dict, problems: list, warnings: list) -> dict[str, AtomSpe
             problems.append(Diagnostic(f"{path}.type", f"{shown} (EM, SM, OP or CS)"))
             ok = False
         if not isinstance(desc, str):
-            shown = "missing" if "desc" not in atom else f"must be a string, not {_json_type(desc)}"
+            shown = "missing" if "desc" not in atom else f"must be a string, not {json_type(desc)}"
             problems.append(Diagnostic(f"{path}.desc", shown))
             ok = False
         for key in atom:
@@ -207,25 +207,25 @@ def _read_combos(rule: dict, atom_ids: set[str] | None, problems: list, warnings
         return None
     combos = rule["combos"]
     if not isinstance(combos, dict):
-        problems.append(Diagnostic("combos", f"must be an object, not {_json_type(combos)}"))
+        problems.append(Diagnostic("combos", f"must be an object, not {json_type(combos)}"))
         return None
     specs: list[ComboSpec] = []
     for combo_id, combo in combos.items():
         path = f"combos.{combo_id}"
         if not isinstance(combo, dict):
-            problems.append(Diagnostic(path, f"must be an object with \"combo\", \"score\" and \"mode\", not {_json_type(combo)}"))
+            problems.append(Diagnostic(path, f"must be an object with \"combo\", \"score\" and \"mode\", not {json_type(combo)}"))
             continue
         text, score, mode = combo.get("combo"), combo.get("score"), combo.get("mode")
         tree = None
         if not isinstance(text, str):
-            problems.append(Diagnostic(f"{path}.combo", "missing" if "combo" not in combo else f"must be a string, not {_json_type(text)}"))
+            problems.append(Diagnostic(f"{path}.combo", "missing" if "combo" not in combo else f"must be a string, not {json_type(text)}"))
         else:
             try:
                 tree = parse(text, atom_ids)
             except ExprSyntaxError as exc:
                 problems.append(Diagnostic(f"{path}.combo", exc.message, exc.column, source=text))
         if isinstance(score, bool) or not isinstance(score, (int, float)):
-            problems.append(Diagnostic(f"{path}.score", "missing (a number)" if "score" not in combo else f"must be a number, not {_json_type(score)}"))
+            problems.append(Diagnostic(f"{path}.score", "missing (a number)" if "score" not in combo else f"must be a number, not {json_type(score)}"))
         elif isinstance(score, float) and not math.isfinite(score):
             problems.append(Diagnostic(f"{path}.score", f"must be a finite number, not {score}"))
         if mode not in SCORE_MODES:
@@ -238,7 +238,8 @@ def _read_combos(rule: dict, atom_ids: set[str] | None, problems: list, warnings
     return specs
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
+    """How a JSON value is named in messages: ``"a string"``, ``"an array"``, ``"null"``…"""
     if value is None:
         return "null"
     if isinstance(value, bool):

@@ -4,27 +4,15 @@ from __future__ import annotations
 import builtins
 import json
 import threading
-from pathlib import Path
 
 import pytest
 
 import coscore
 from coscore import compat
 from coscore.compat import Rule, RuleCache, rule_key
+from conftest import load_cases
 
-DATA = Path(__file__).parent / "data"
-FILES = ("generated.jsonl", "coscore-real.jsonl", "manual-examples.jsonl", "deviations.jsonl")
-
-
-def _cases() -> list[dict]:
-    cases = []
-    for name in FILES:
-        with open(DATA / name, encoding="utf-8") as handle:
-            cases.extend(json.loads(line) for line in handle if line.strip())
-    return cases
-
-
-CASES = _cases()
+CASES = load_cases()
 
 
 def _expected_exception(name: str) -> type[BaseException]:
