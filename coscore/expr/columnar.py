@@ -17,7 +17,7 @@ Only combos whose operand types are known when the rule is compiled are vectoris
 from __future__ import annotations
 
 import operator
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping
 
 import numpy as np
 
