@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 import numpy as np
 
-from ._fast.batch import check_answers, dedup_answers, dedup_strings, joined_column
+from ._fast.batch import blank_column, check_answers, dedup_answers, dedup_strings, joined_column
 from .expr.columnar import EXACT_LIMIT, BatchContext, build, column_kind
+from .expr.nodes import BLANK_OPERATORS, Call, walk
 
 if TYPE_CHECKING:
     from .rule import AnswerLike, Batch, Rule
@@ -28,20 +29,36 @@ DEFAULT_CHUNK_SIZE = 65_536
 
 
 class ColumnarPlan:
-    """A rule's combos compiled for column-wise evaluation (``None`` from :func:`plan` if impossible)."""
+    """A rule's combos compiled for column-wise evaluation (``None`` from :func:`plan` if impossible).
+
+    ``key`` is the one blank the rule reads (an int, or ``"*"`` for the joined blanks)
+    when it reads nothing else: then two answers with the same such text score the
+    same, and a batch is deduplicated on those texts alone.
+    """
 
     def __init__(self, rule: "Rule"):
         spec = rule.spec
         self.rule = rule
         self.combos = [(c.id, build(c.tree), float(c.score), c.mode) for c in spec.combos]
-        self.integral_scores = all(isinstance(c.score, int) for c in spec.combos)
+        reads = {
+            (node.op, node.args[0].value)
+            for c in spec.combos
+            for node in walk(c.tree)
+            if isinstance(node, Call) and node.op in BLANK_OPERATORS
+        }
+        blanks = {value for _, value in reads}
+        structural = ("Q", "*") in reads or (rule.dialect == "manual" and ("L", "*") in reads)
+        self.key = next(iter(blanks)) if len(blanks) == 1 and not structural else None
 
-    def run(self, answers: list, flag: np.ndarray, single_blank: bool = False) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
-        """Totals, combo results and the flag mask (``flag`` updated) for well-formed,
-        distinct answers; ``single_blank``: every answer has exactly one blank."""
+    def run(self, answers: list, view=None) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
+        """Totals, combo results and flags for distinct, well-formed answers.
+
+        With ``view`` set, each answer is a string standing for blank ``view`` (``"*"``:
+        the joined blanks) — all the rule reads."""
         rule = self.rule
-        ctx = BatchContext(answers, rule.atoms, rule.dialect == "manual", single_blank)
+        ctx = BatchContext(answers, rule.atoms, rule.dialect == "manual", view)
         n = len(answers)
+        flag = np.zeros(n, dtype=bool)
         results: dict[str, np.ndarray] = {}
         with np.errstate(all="ignore"):
             for combo_id, evaluate, score, mode in self.combos:
@@ -87,9 +104,6 @@ def score_chunk(rule: "Rule", answers: list) -> "Batch":
     from .rule import Batch
 
     n = len(answers)
-    scores = np.full(n, np.nan)
-    combos = {cid: np.full(n, np.nan) for cid in rule.combo_ids}
-    errors: list[str | None] = [None] * n
     columnar = rule._plan
     if columnar is not None and n:
         odd, most, fewest = check_answers(answers)
@@ -100,24 +114,32 @@ def score_chunk(rule: "Rule", answers: list) -> "Batch":
             for i in odd:
                 rows[i] = ()
             flag[odd] = True
-        single_blank = most == fewest == 1 and not odd
-        if single_blank:  # the answers are their only blanks: deduplicate those strings
+        # identical answers are scored once: deduplicate what the combos can see
+        view = columnar.key
+        if view is not None:  # the rule reads one text per answer
+            texts, missing = (joined_column(rows), None) if view == "*" else blank_column(rows, view)
+            if missing is not None:
+                flag |= missing
+            distinct, inverse = dedup_strings(texts)
+        elif most == fewest == 1 and not odd:  # one blank each: the answers are their blank
+            view = 0
             distinct, inverse = dedup_strings(joined_column(rows))
         else:
             distinct, inverse = dedup_answers(rows)
-        if len(distinct) < n:  # identical answers are scored once
-            total, results, flag_distinct = columnar.run(distinct, np.zeros(len(distinct), dtype=bool), single_blank)
-            flag |= flag_distinct[inverse]
-            total = total[inverse]
-            results = {cid: values[inverse] for cid, values in results.items()}
-        else:
-            total, results, flag = columnar.run(distinct if single_blank else rows, flag, single_blank)
-        scores[:] = total
-        for cid, values in results.items():
-            combos[cid][:] = values
+        total, results, flag_distinct = columnar.run(distinct, view)
+        scores = total[inverse]
+        combos = {cid: values[inverse] for cid, values in results.items()}
+        flag |= flag_distinct[inverse]
         redo = np.flatnonzero(flag).tolist()
+        if redo:
+            scores[redo] = np.nan
+            for values in combos.values():
+                values[redo] = np.nan
     else:
+        scores = np.full(n, np.nan)
+        combos = {cid: np.full(n, np.nan) for cid in rule.combo_ids}
         redo = range(n)
+    errors: list[str | None] = [None] * n
     seen: dict = {}
     for i in redo:
         answer = answers[i]

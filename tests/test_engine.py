@@ -171,3 +171,21 @@ def test_duplicates_are_scored_once():
     batch = rule.score_many([["a"], "a", ("a",), ["b"], ["a"]] * 100)
     assert batch.scores.tolist() == [1, 1, 1, 0, 1] * 100
     assert calls == [["a", "b"]]
+
+
+@pytest.mark.parametrize("blank", ["'*'", "1", "-1", "0"])
+def test_rules_reading_one_text_deduplicate_on_it(blank):
+    rule = coscore.compile({
+        "atoms": {"0": {"type": "SM", "desc": "ab,c|~x"}, "1": {"type": "OP", "desc": "0.5:abc"}},
+        "combos": {
+            "A": {"combo": f"M(0, T({blank})) + M(1, T({blank}))", "score": 2, "mode": "value"},
+            "B": {"combo": f"L({blank}) + S({blank}) + F({blank}) - Q({blank})", "score": 1, "mode": "value"},
+        },
+        "comboMode": "ADD",
+    })
+    joined_only = coscore.compile({"atoms": {}, "combos": {"A": {"combo": f"S({blank}) + L({blank})", "score": 1, "mode": "value"}}, "comboMode": "ADD"})
+    assert joined_only._plan.key == ("*" if blank == "'*'" else int(blank))
+    assert rule._plan.key == (None if blank == "'*'" else int(blank))  # Q('*') counts blanks: not one text
+    answers = [["a", "b"], ["ab"], "ab", ["x", "ab"], ["ab", "x"], [], ["c", "xc", "1"], ("c", "xc", "1"), ["null", "1"], [1, "a"]]
+    _same(rule, answers * 3, rule.score_many(answers * 3))
+    _same(joined_only, answers * 3, joined_only.score_many(answers * 3))

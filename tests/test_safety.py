@@ -78,7 +78,7 @@ def test_refused_constructs_name_place_and_reason(combo, column, words):
     [
         "(" * 100_000 + "1" + ")" * 100_000,
         "+".join(["1"] * 50_000),
-        "-" * 9_999 + "1",
+        "-" * 9_990 + "F(0)",
         "not " * 2_000 + "1",
         "X(" * 5_000 + "1" + ")" * 5_000,
         "(" * 101 + "1" + ")" * 101,
@@ -89,6 +89,11 @@ def test_hostile_sizes_are_refused_quickly(combo):
     diagnostic = _error(combo)
     assert time.perf_counter() - start < 1.0
     assert "longer than" in diagnostic.message or "deeper than" in diagnostic.message
+
+
+def test_signed_literals_are_constants():
+    rule = coscore.compile(_rule("-" * 5_001 + "2 + S(-1)"))  # folded as Python does: no nesting
+    assert rule.score(["a", "bcd"]).combos["A"] == 1
 
 
 def test_long_flat_sums_within_bounds_are_fine():

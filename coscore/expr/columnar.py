@@ -94,20 +94,24 @@ class BatchContext:
     """The answers of one batch and its caches.
 
     ``answers`` are well formed (a ``str``, or a list/tuple of ``str``); the engine puts
-    ``()`` in place of any other, and flags it. With ``single_blank`` the answers are
-    distinct and have one blank each, so their texts need no deduplication.
+    ``()`` in place of any other, and flags it. With ``view`` set, the answers are
+    distinct strings, each standing for blank ``view`` of an answer (``"*"``: its joined
+    blanks; ``0``: the one blank of one-blank answers), so that text needs no
+    deduplication.
     """
 
-    def __init__(self, answers: list, atoms: Mapping, manual: bool, single_blank: bool = False):
+    def __init__(self, answers: list, atoms: Mapping, manual: bool, view=None):
         self.answers = answers
         self.n = len(answers)
         self.atoms = atoms
         self.manual = manual
         self.cache: dict = {}
-        if single_blank:  # distinct one-blank answers: their texts are distinct already
+        if view is not None:
             identity = np.arange(self.n, dtype=np.intp)
-            for text_key in (("T", 0), ("T", -1), ("T", "*")):
-                self.cache[("distinct", text_key)] = (self.blank(text_key[1])[1], identity)
+            names = (0, -1, "*") if type(view) is int and view == 0 else (view,)
+            for name in names:
+                self.cache[("T", name)] = (_STR, answers, None)
+                self.cache[("distinct", ("T", name))] = (answers, identity)
 
     def blank(self, n) -> Column:
         """``T(n)`` as a column; answers without blank ``n`` are flagged."""

@@ -296,6 +296,11 @@ class _Parser:
     def _apply(self, op: _Op) -> None:
         if op.kind == "prefix":
             operand = self.vals.pop()
+            if op.text in "-+" and isinstance(operand, Const) and not isinstance(operand.value, str):
+                # a signed number literal (T(-1)) is a constant, as Python folds it
+                value = -operand.value if op.text == "-" else +operand.value
+                self._push(Const(value, op.col))
+                return
             self._push(Unary(op.text, operand, op.col, operand.depth + 1))
             return
         if op.kind == "else":
