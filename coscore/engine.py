@@ -127,9 +127,13 @@ def score_chunk(rule: "Rule", answers: list) -> "Batch":
         else:
             distinct, inverse = dedup_answers(rows)
         total, results, flag_distinct = columnar.run(distinct, view)
-        scores = total[inverse]
-        combos = {cid: values[inverse] for cid, values in results.items()}
-        flag |= flag_distinct[inverse]
+        if len(distinct) == n:  # all distinct: ``inverse`` is the identity
+            scores, combos = total, results
+            flag |= flag_distinct
+        else:
+            scores = total[inverse]
+            combos = {cid: values[inverse] for cid, values in results.items()}
+            flag |= flag_distinct[inverse]
         redo = np.flatnonzero(flag).tolist()
         if redo:
             scores[redo] = np.nan
