@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 import numpy as np
 
-from ._fast.batch import blank_column, check_answers, dedup_answers, dedup_strings, joined_column
+from ._fast.batch import blank_column, check_answers, dedup_answers, dedup_strings, joined_column, tune_malloc
 from .expr.columnar import EXACT_LIMIT, BatchContext, build, column_kind
 from .expr.nodes import BLANK_OPERATORS, Call, walk
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .rule import AnswerLike, Batch, Rule
 
 #: Answers per chunk: large enough to amortise per-chunk costs, small enough to bound memory.
-DEFAULT_CHUNK_SIZE = 65_536
+DEFAULT_CHUNK_SIZE = 16_384
 
 
 class ColumnarPlan:
@@ -196,6 +196,7 @@ def score_chunks(rule: "Rule", answers: Iterable["AnswerLike"], chunk_size: int 
     """
     if chunk_size < 1:
         raise ValueError("chunk_size must be at least 1")
+    tune_malloc()  # once per process: chunk-sized blocks stay reusable (see coscore._fast.batch)
     workers = _workers(jobs)
     if workers <= 1:
         for chunk in _chunks(answers, chunk_size):
@@ -237,8 +238,4 @@ def concat(rule: "Rule", batches: list["Batch"]) -> "Batch":
 
 def score_many(rule: "Rule", answers: Iterable["AnswerLike"], jobs: int = 1, chunk_size: int | None = None) -> "Batch":
     """Score ``answers`` with ``rule`` into one :class:`Batch` (input order kept)."""
-    size = chunk_size or DEFAULT_CHUNK_SIZE
-    workers = _workers(jobs)
-    if chunk_size is None and workers > 1 and isinstance(answers, list):
-        size = min(DEFAULT_CHUNK_SIZE, max(4096, -(-len(answers) // (workers * 4))))
-    return concat(rule, list(score_chunks(rule, answers, size, jobs)))
+    return concat(rule, list(score_chunks(rule, answers, chunk_size or DEFAULT_CHUNK_SIZE, jobs)))

@@ -16,6 +16,7 @@ import reference as ref  # noqa: E402
 
 from coscore._fast import jaccard as jaccard_mod  # noqa: E402
 from coscore._fast import lcs as lcs_mod  # noqa: E402
+from coscore._fast import substring as substring_mod  # noqa: E402
 from coscore._fast.jaccard import JaccardScorer  # noqa: E402
 from coscore._fast.lcs import LcsScorer  # noqa: E402
 from coscore._fast.substring import SubstringScanner  # noqa: E402
@@ -265,6 +266,98 @@ def test_sm_many_batches():
     assert SubstringScanner(groups).count_many(strings).tolist() == [ref.sm_count(groups, s) for s in strings]
 
 
+# Shift-And (options totalling <= 128 code points, with an SSE2 prefilter for small
+# alphabets) and Aho-Corasick (forced with _set_shift_and_bits(0)) against the reference.
+sm_text_chars = st.one_of(st.sampled_from("abcxyz前进车道停止!~" + "\ud800\U0001F600\xe9\u0100"), any_char)
+sm_long_option = st.text(st.sampled_from("abcé前进车道\U0001F600\ud800"), min_size=1, max_size=24)
+sm_wide_groups = st.lists(
+    st.lists(st.one_of(sm_long_option, sm_option, st.builds(lambda t: "~" + t, sm_long_option)), min_size=1, max_size=5),
+    max_size=8,
+)
+
+
+def _scanners(groups):
+    sa = SubstringScanner(groups)
+    old = substring_mod._set_shift_and_bits(0)
+    try:
+        ac = SubstringScanner(groups)
+    finally:
+        substring_mod._set_shift_and_bits(old)
+    return sa, ac
+
+
+@SETTINGS
+@given(groups=sm_wide_groups, s=st.text(sm_text_chars, max_size=80), reps=st.sampled_from([1, 1, 7, 40]))
+@example(groups=[["a" * 64], ["b" * 64]], s="a" * 64 + "b" * 63, reps=1)
+@example(groups=[["x" * 63 + "y"], ["x" * 65]], s="x" * 70 + "y", reps=1)
+@example(groups=[["前进" * 20 + "a"], ["车"]], s="前进" * 20 + "a", reps=1)
+@example(groups=[["ab"], ["c"]], s="b" * 2047 + "ab", reps=1)
+def test_sm_shift_and_and_automaton(groups, s, reps):
+    s = s * reps
+    sa, ac = _scanners(groups)
+    exp = ref.sm_count(groups, s)
+    assert ac.kernel in (0, 1)
+    assert sa.count(s) == ac.count(s) == exp
+    assert sa.count_many([s, "", s]).tolist() == ac.count_many([s, "", s]).tolist() == [exp, ref.sm_count(groups, ""), exp]
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 15, 16, 17, 31, 33, 1023, 1024, 1025, 2047, 2048, 2049, 4100])
+@pytest.mark.parametrize("kind", ["latin", "bmp", "astral"])
+def test_sm_prefilter_block_edges(n, kind):
+    """Options at every position of texts around the prefilter's block sizes."""
+    import random
+
+    rnd = random.Random(n)
+    filler = {"latin": "xyzé", "bmp": "xyz一二三", "astral": "xy一\U0001F600"}[kind]
+    groups = [["ab"], ["é二"], ["a"], ["\U0001F600b"], ["zz", "一a"]]
+    many = [["ab", "q" + chr(0x4E00 + i)] for i in range(14)]   # alphabet > 12: scalar scan
+    for opts in (groups, many):
+        sc = SubstringScanner(opts)
+        assert sc.kernel == 2
+        texts = []
+        for _ in range(6):
+            t = [rnd.choice(filler) for _ in range(n)]
+            if n:
+                for option in ("ab", "é二", "\U0001F600b", "一a"):
+                    at = rnd.randrange(n)
+                    t[at:at + len(option)] = option
+            texts.append("".join(t)[: max(n, 0) + 3])
+        texts += ["ab" + filler[0] * n, filler[0] * n + "ab", filler[0] * n + "a"]
+        got = sc.count_many(texts).tolist()
+        assert got == [ref.sm_count(opts, t) for t in texts]
+        assert got == [sc.count(t) for t in texts]
+
+
+def test_sm_kernels_chosen():
+    assert SubstringScanner([["开始"], ["结束"]]).kernel == 2
+    assert SubstringScanner([["a" * 64, "b" * 64]]).kernel == 2      # 128 bits: two words
+    assert SubstringScanner([["a" * 64, "b" * 65]]).kernel == 1      # 129: the automaton
+    assert SubstringScanner([["a" * 100, "a" * 100]]).kernel == 2    # distinct texts count once
+    assert SubstringScanner([["!a", "~b"]]).kernel == 0                # no leading plain option
+    assert SubstringScanner([["a" * 64, "b" * 65]]).use_ac
+
+
+def test_many_accepts_any_sequence_of_str():
+    class S(str):
+        pass
+
+    keys = ["前进车道", "ab"]
+    strings = ["ab", S("前进"), "xab", S(""), "车道前进"]
+    for sc, one in ((LcsScorer(keys), "best"), (JaccardScorer(keys), "best"), (SubstringScanner([[k] for k in keys]), "count")):
+        many = sc.best_many if one == "best" else sc.count_many
+        exp = [getattr(sc, one)(str(s)) for s in strings]
+        assert many(strings).tolist() == exp
+        assert many(tuple(strings)).tolist() == exp
+        assert many(iter(strings)).tolist() == exp
+        assert many(np.array([str(s) for s in strings])).tolist() == exp
+        with pytest.raises(TypeError):
+            many(["ab", b"ab"])
+        with pytest.raises(TypeError):
+            many(["ab", None, "x"])
+        with pytest.raises(TypeError):
+            many("ab")
+
+
 # --- common -----------------------------------------------------------------------
 def test_huge_answer():
     """A 1,000,000-character answer against 24 keys (no timing assertion)."""
@@ -337,3 +430,79 @@ def test_threads_share_a_scorer():
     for t in threads:
         t.join()
     assert not errors
+
+
+# --- batch plumbing (coscore._fast.batch: checked and deduplicated without the GIL) -----
+from coscore._fast import batch as batch_mod  # noqa: E402
+
+any_text = st.text(st.one_of(small_alphabet, any_char), max_size=6)
+
+
+class _Sub(str):
+    pass
+
+
+def _as_key(answer):
+    return (answer,) if isinstance(answer, str) else tuple(answer)
+
+
+@SETTINGS
+@given(st.lists(any_text, max_size=50))
+@example(["", "\ud800", "\ud800", "\U0001F600", "a", "a", "\x00"])
+def test_dedup_strings_caches_pythons_own_hash(strings):
+    strings = [(s + "!")[:-1] for s in strings + strings[::3]]   # fresh objects, hashes not cached
+    distinct, index = batch_mod.dedup_strings(strings)
+    assert distinct == list(dict.fromkeys(strings))
+    assert [distinct[i] for i in index] == strings
+    for s in strings:   # the hash stored in each str is Python's own
+        assert hash(s) == hash((s + "!")[:-1]) == hash(str(s))
+    assert {s: 1 for s in strings} == dict.fromkeys(strings, 1)
+
+
+def test_dedup_strings_rejects_non_str():
+    with pytest.raises(TypeError):
+        batch_mod.dedup_strings(["a", _Sub("a")])
+    with pytest.raises(TypeError):
+        batch_mod.dedup_strings(["a", None])
+    assert batch_mod.dedup_strings([])[0] == []
+    strings = ["a", "b"]
+    assert batch_mod.dedup_strings(strings)[0] is strings   # all distinct: the list itself
+
+
+answer_st = st.one_of(
+    any_text,
+    st.lists(st.sampled_from(["", "a", "b", "ab", "\ud800", "爱", "\U0001f600"]), max_size=3),
+    st.lists(any_text, max_size=3).map(tuple),
+)
+
+
+@SETTINGS
+@given(st.lists(answer_st, max_size=40), st.booleans())
+def test_dedup_answers_any_container(answers, subclass):
+    answers = answers + answers[::2]
+    if subclass and answers and not isinstance(answers[0], str) and answers[0]:
+        answers[0] = [_Sub(answers[0][0])] + list(answers[0][1:])   # the slow path, same result
+    distinct, inverse = batch_mod.dedup_answers(answers)
+    assert [_as_key(d) for d in distinct] == list(dict.fromkeys(_as_key(a) for a in answers))
+    assert [_as_key(distinct[j]) for j in inverse] == [_as_key(a) for a in answers]
+    with pytest.raises(TypeError):
+        batch_mod.dedup_answers(answers + [None])
+
+
+@SETTINGS
+@given(st.lists(st.one_of(answer_st, st.sampled_from([None, 1, b"x", ["a", 1], ("a", None), [_Sub("a")], _Sub("b")])), max_size=30))
+def test_check_and_columns_match_python(answers):
+    def ok(a):
+        return type(a) is str or (type(a) in (list, tuple) and all(type(b) is str for b in a))
+
+    sizes = [1 if type(a) is str else len(a) for a in answers if ok(a)]
+    assert batch_mod.check_answers(answers) == ([i for i, a in enumerate(answers) if not ok(a)], max(sizes, default=0), min(sizes, default=0))
+    good = [a for a in answers if ok(a)]
+    assert batch_mod.joined_column(good) == ["".join(_as_key(a)) for a in good]
+    for n in (0, 1, -1, -2):
+        values, missing = batch_mod.blank_column(good, n)
+        exp = [_as_key(a)[n] if -len(_as_key(a)) <= n < len(_as_key(a)) else "" for a in good]
+        lacks = [not (-len(_as_key(a)) <= n < len(_as_key(a))) for a in good]
+        assert values == exp
+        assert (missing.tolist() if missing is not None else [False] * len(good)) == lacks
+        assert missing is None or any(lacks)

@@ -15,7 +15,13 @@
  *             extensions), longer keys as carry-propagating multi-word vectors
  *   cs_jac    multiset Jaccard over alphabet ids (per-key counts transposed
  *             into 16-bit lanes: one vector min/add per distinct answer token)
- *   cs_ac     Aho-Corasick automaton over alphabet ids (plain SM options)
+ *   cs_sa     bit-parallel Shift-And over all plain SM options at once (total
+ *             length <= 128), with an SSE2 prefilter that skips blocks of text
+ *             holding no option character (small alphabets)
+ *   cs_ac     Aho-Corasick automaton over alphabet ids (plain SM options that
+ *             do not fit Shift-And)
+ *   cs_texts_plain / cs_prefetch_ahead  reading a batch of str objects
+ *             without the GIL (exact, ready str only; the caller keeps them alive)
  */
 #ifndef COSCORE_FAST_KERNELS_H
 #define COSCORE_FAST_KERNELS_H
@@ -272,6 +278,9 @@ static int cs_rank_ready = 0;
  */
 #define CS_SCALE 4096
 static uint8_t cs_sc_num[CS_SCALE + 1], cs_sc_den[CS_SCALE + 1];
+/* the same fractions as doubles, divided once here (IEEE division is correctly
+ * rounded, so a table entry is bit for bit the quotient computed later) */
+static double cs_sc_val[CS_SCALE + 1], cs_rank_val[CS_RMAXF];
 static int cs_sc_ok = 0;
 
 CS_UNUSED static int cs_frac_cmp(const void *x, const void *y)
@@ -293,7 +302,10 @@ CS_UNUSED static void cs_rank_init(void)
             if (x == 1 || (a == 0 && b == 1)) { fr[n][0] = a; fr[n][1] = b; n++; }
         }
     qsort(fr, n, sizeof(fr[0]), cs_frac_cmp);
-    for (i = 0; i < n; i++) { cs_rank_num[i] = fr[i][0]; cs_rank_den[i] = fr[i][1]; }
+    for (i = 0; i < n; i++) {
+        cs_rank_num[i] = fr[i][0]; cs_rank_den[i] = fr[i][1];
+        cs_rank_val[i] = (double)fr[i][0] / (double)fr[i][1];
+    }
     memset(cs_rank_tab, 0, sizeof(cs_rank_tab));
     for (b = 1; b <= CS_RMAX; b++)
         for (a = 0; a <= b; a++) {
@@ -318,6 +330,8 @@ CS_UNUSED static void cs_rank_init(void)
                 cs_sc_ok = 0;   /* cannot happen (see above); then use the ranks */
             cs_sc_num[m] = (uint8_t)a; cs_sc_den[m] = (uint8_t)b;
         }
+    for (a = 0; a <= CS_SCALE; a++)
+        cs_sc_val[a] = cs_sc_den[a] ? (double)cs_sc_num[a] / (double)cs_sc_den[a] : 0.0;
     cs_rank_ready = 1;
 }
 
@@ -816,10 +830,12 @@ CS_CLONES CS_UNUSED static double cs_lcs_best(const cs_lcs *L, const unsigned ch
 {
     uint64_t bn, bd;
     unsigned rank = 0;
+    double val;        /* bn / bd, from a table while no long key wins */
     Py_ssize_t j, w;
 #ifdef CS_HAVE_VEC
     const unsigned char *p = state;
     uint64_t sn = 0, sd = 1;
+    unsigned m_sc = 0;
     if (cs_sc_ok && (L->cls[0].n_vec || L->cls[1].n_vec)) {
         cs_vs16 mx = {0};
         unsigned m;
@@ -828,7 +844,7 @@ CS_CLONES CS_UNUSED static double cs_lcs_best(const cs_lcs *L, const unsigned ch
         if (L->cls[1].n_vec) mx = cs_scaled16(&L->cls[1], (const cs_v16 *)p, mx);
         p += L->cls[1].n_vec * CS_VBYTES;
         m = cs_hmax16(mx);
-        sn = cs_sc_num[m]; sd = cs_sc_den[m];
+        sn = cs_sc_num[m]; sd = cs_sc_den[m]; m_sc = m;
     } else {
         if (L->cls[0].n_vec) { rank = cs_rank_cs_v8(&L->cls[0], (const cs_v8 *)p, rank);    p += L->cls[0].n_vec * CS_VBYTES; }
         if (L->cls[1].n_vec) { rank = cs_rank_cs_v16(&L->cls[1], (const cs_v16 *)p, rank);  p += L->cls[1].n_vec * CS_VBYTES; }
@@ -838,8 +854,9 @@ CS_CLONES CS_UNUSED static double cs_lcs_best(const cs_lcs *L, const unsigned ch
 #endif
     bn = cs_rank_num[rank];
     bd = cs_rank_den[rank];
+    val = cs_rank_val[rank];
 #ifdef CS_HAVE_VEC
-    if (sn * bd > bn * sd) { bn = sn; bd = sd; }
+    if (sn * bd > bn * sd) { bn = sn; bd = sd; val = cs_sc_val[m_sc]; }
 #endif
     if (L->n_long) {
         const uint64_t *SW = (const uint64_t *)(state + L->vec_bytes);
@@ -853,10 +870,10 @@ CS_CLONES CS_UNUSED static double cs_lcs_best(const cs_lcs *L, const unsigned ch
                 tot += (uint64_t)cs_popcount64(~S[w] & mask);
             }
             /* key lengths < 2**32 here, so the products cannot overflow */
-            if (tot * bd > bn * (uint64_t)len) { bn = tot; bd = (uint64_t)len; }
+            if (tot * bd > bn * (uint64_t)len) { bn = tot; bd = (uint64_t)len; val = -1.0; }
         }
     }
-    return (double)bn / (double)bd;
+    return val >= 0.0 ? val : (double)bn / (double)bd;
 }
 
 /* ======================================================================== */
@@ -1096,6 +1113,320 @@ CS_UNUSED static Py_ssize_t cs_ac_scan(const cs_ac *A, const cs_text *t, unsigne
     }
 #undef CS_AC_STEP
     return found;
+}
+
+/* ======================================================================== */
+/* SM: bit-parallel Shift-And over all plain options at once                */
+/* ======================================================================== */
+/*
+ * The options (distinct texts, total length <= 128 code points) are laid end
+ * to end in one bit string of 1 or 2 words: option o covers the bits
+ * off_o .. off_o + len_o - 1. B[id] has the bits of the positions holding
+ * that id; per answer character, D = ((D << 1) | start) & B[id] and every bit
+ * of D marks an option prefix ending there, so option o occurs iff its last
+ * bit is ever set. (A bit shifted in from the previous option's end lands on a
+ * start bit, which is set anyway.) A character in no option has id 0 and
+ * B[0] = 0, so it clears D.
+ */
+#define CS_SA_VMAX 32   /* prefilter: at most this many alphabet code points */
+#define CS_SA_VMAX_FAST 8    /* ... and above this many the scalar scan is as fast */
+#if (defined(__x86_64__) || defined(_M_X64)) && !defined(COSCORE_NO_VEC)
+#  include <emmintrin.h>
+#  define CS_SA_SSE2 1
+#  define CS_SA_SET1_8(c) _mm_set1_epi8((char)(c))
+#  define CS_SA_SET1_16(c) _mm_set1_epi16((short)(c))
+#endif
+
+typedef struct {
+    cs_cpmap map;            /* code point -> id 1..n_ids; 0 = in no option */
+    int words;               /* state words: 1 or 2 */
+    uint64_t *B;             /* (n_ids + 1) * words */
+    uint64_t start[2];       /* first bit of each option */
+    uint64_t fin[2];         /* last bit of each option */
+    Py_ssize_t n_slots;
+    uint64_t *slot_fin;      /* n_slots * 2: the last bits of the slot's options */
+    uint64_t *mpages;        /* words == 1: B[id] of every BMP code point, laid out as the
+                              * map's pages (one load per character), or NULL */
+    /* SSE2 prefilter: the alphabet's code points that fit the text's kind
+     * (n_alpha1: < 0x100, first in alpha; n_alpha2: < 0x10000), or -1 when
+     * there are too many to compare each block of text against */
+    int n_alpha1, n_alpha2;
+    uint16_t alpha[CS_SA_VMAX];
+    uint8_t alpha1[CS_SA_VMAX];
+    void *sparse1, *sparse2;  /* cs_sa_sparse_fn for kind 1 / kind 2 text, or NULL */
+} cs_sa;
+
+CS_UNUSED static void cs_sa_free(cs_sa *A)
+{
+    cs_cpmap_free(&A->map);
+    free(A->B); free(A->slot_fin); free(A->mpages);
+    A->B = NULL; A->slot_fin = NULL; A->mpages = NULL; A->n_slots = 0;
+}
+
+/* Build mpages (after map and B) when the state is one word and the pages
+ * take at most 256 KB; returns 0, or -1 when out of memory. */
+CS_UNUSED static int cs_sa_direct(cs_sa *A)
+{
+    Py_ssize_t k, size = A->map.npages * 256;
+    A->mpages = NULL;
+    if (A->words != 1 || size * (Py_ssize_t)sizeof(uint64_t) > ((Py_ssize_t)256 << 10)) return 0;
+    A->mpages = (uint64_t *)malloc((size_t)size * sizeof(uint64_t));
+    if (!A->mpages) return -1;
+    for (k = 0; k < size; k++) A->mpages[k] = A->B[A->map.pages[k]];
+    return 0;
+}
+
+/* hit[slot] = 1 for every slot with an option in the found last bits (hit may
+ * be NULL); returns the number of slots hit */
+CS_INLINE Py_ssize_t cs_sa_slots(const cs_sa *A, uint64_t f0, uint64_t f1, unsigned char *hit)
+{
+    Py_ssize_t s, found = 0;
+    const uint64_t *sf = A->slot_fin;
+    for (s = 0; s < A->n_slots; s++) {
+        int h = ((f0 & sf[2 * s]) | (f1 & sf[2 * s + 1])) != 0;
+        found += h;
+        if (hit && h) hit[s] = 1;
+    }
+    return found;
+}
+
+#define CS_SA_BLOCK 512   /* characters between checks for "every slot hit" */
+
+#define CS_SA_LOOP1(LOOKUP)                                                       \
+    for (i = 0; i < n; ) {                                                        \
+        Py_ssize_t e = n - i > CS_SA_BLOCK ? i + CS_SA_BLOCK : n;                  \
+        for (; i < e; i++) { d0 = ((d0 << 1) | s0) & B[LOOKUP]; f0 |= d0; }        \
+        if (i < n && cs_sa_slots(A, f0 & A->fin[0], 0, NULL) == A->n_slots) break; \
+    }
+#define CS_SA_LOOP1M(MASK)                                                        \
+    for (i = 0; i < n; ) {                                                        \
+        Py_ssize_t e = n - i > CS_SA_BLOCK ? i + CS_SA_BLOCK : n;                  \
+        for (; i < e; i++) { d0 = ((d0 << 1) | s0) & MASK(i); f0 |= d0; }         \
+        if (i < n && cs_sa_slots(A, f0 & A->fin[0], 0, NULL) == A->n_slots) break; \
+    }
+#define CS_SA_LOOP2(LOOKUP)                                                       \
+    for (i = 0; i < n; ) {                                                        \
+        Py_ssize_t e = n - i > CS_SA_BLOCK ? i + CS_SA_BLOCK : n;                  \
+        for (; i < e; i++) {                                                      \
+            const uint64_t *b = B + 2 * (size_t)(LOOKUP);                         \
+            d1 = ((d1 << 1) | (d0 >> 63) | s1) & b[1];                            \
+            d0 = ((d0 << 1) | s0) & b[0];                                         \
+            f0 |= d0; f1 |= d1;                                                   \
+        }                                                                         \
+        if (i < n && cs_sa_slots(A, f0 & A->fin[0], f1 & A->fin[1], NULL) == A->n_slots) break; \
+    }
+
+#ifdef CS_SA_SSE2
+/*
+ * Most characters of an answer are in no option (3-8% are, on the demo
+ * rules), and such a character clears D. So compare each block of 16 (kind 1)
+ * or 8 (kind 2) characters with the alphabet at once, and run the update only
+ * at the positions that match, clearing D across every gap. The last block
+ * overlaps the one before (n >= LANES) and skips the lanes already done. *d
+ * and *f carry the state: on entry as after the character before p[0], on
+ * return as after p[n - 1].
+ */
+#define CS_SA_SPARSE(NAME, CT, LANES, SET1, CMPEQ, MASKBITS, STEP, K, ARR)             \
+CS_UNUSED static void NAME(const cs_sa *A, const CT *p, Py_ssize_t n, uint64_t *d, uint64_t *f) \
+{                                                                                      \
+    const int na = K;  /* the alphabet, padded to K with repeats of its first entry */ \
+    __m128i av[CS_SA_VMAX];                                                            \
+    const uint64_t *B = A->B;                                                          \
+    const cs_cpmap *m = &A->map;                                                       \
+    uint64_t d0 = d[0], d1 = d[1], f0 = f[0], f1 = f[1];                               \
+    const uint64_t s0 = A->start[0], s1 = A->start[1];                                 \
+    Py_ssize_t i, k;                                                                   \
+    int j;                                                                             \
+    for (j = 0; j < na; j++) av[j] = SET1(A->ARR[j]);                                  \
+    for (i = 0; i < n; i += LANES) {                                                   \
+        Py_ssize_t base = i < n - LANES ? i : n - LANES;  /* the last block overlaps */ \
+        __m128i v = _mm_loadu_si128((const __m128i *)(p + base)), hitv = _mm_setzero_si128(); \
+        for (j = 0; j < na; j++) hitv = _mm_or_si128(hitv, CMPEQ(v, av[j]));           \
+        if (!((unsigned)_mm_movemask_epi8(hitv) & (MASKBITS << ((i - base) * STEP)))) { \
+            d0 = 0; d1 = 0;       /* no character of the block is in an option */      \
+            continue;                                                                  \
+        }                                                                              \
+        k = base + LANES;                                                              \
+        if (A->words == 1) {                                                           \
+            Py_ssize_t c;                                                              \
+            for (c = i; c < k; c++) { d0 = ((d0 << 1) | s0) & B[cs_lookup_bmp(m, p[c])]; f0 |= d0; } \
+        } else {                                                                       \
+            Py_ssize_t c;                                                              \
+            for (c = i; c < k; c++) {                                                  \
+                const uint64_t *b = B + 2 * (size_t)cs_lookup_bmp(m, p[c]);            \
+                d1 = ((d1 << 1) | (d0 >> 63) | s1) & b[1];                             \
+                d0 = ((d0 << 1) | s0) & b[0];                                          \
+                f0 |= d0; f1 |= d1;                                                    \
+            }                                                                          \
+        }                                                                              \
+    }                                                                                  \
+    d[0] = d0; d[1] = d1; f[0] = f0; f[1] = f1;                                        \
+}
+#define CS_SA_SPARSE_K(K)                                                                     \
+    CS_SA_SPARSE(cs_sa_sparse1_##K, uint8_t, 16, CS_SA_SET1_8, _mm_cmpeq_epi8, 0xFFFFu, 1, K, alpha1) \
+    CS_SA_SPARSE(cs_sa_sparse2_##K, uint16_t, 8, CS_SA_SET1_16, _mm_cmpeq_epi16, 0x5555u, 2, K, alpha)
+CS_SA_SPARSE_K(2)
+CS_SA_SPARSE_K(4)
+CS_SA_SPARSE_K(8)
+#undef CS_SA_SPARSE_K
+#undef CS_SA_SPARSE
+
+typedef void (*cs_sa_sparse_fn)(const cs_sa *, const void *, Py_ssize_t, uint64_t *, uint64_t *);
+
+/* the sparse scan for a text kind (1 or 2), or NULL: none fits its alphabet */
+CS_UNUSED static cs_sa_sparse_fn cs_sa_pick(int kind, int na)
+{
+#define CS_PICK(K) (kind == 1 ? (cs_sa_sparse_fn)cs_sa_sparse1_##K : (cs_sa_sparse_fn)cs_sa_sparse2_##K)
+    if (na < 1) return NULL;
+    if (na <= 2) return CS_PICK(2);
+    if (na <= 4) return CS_PICK(4);
+    if (na <= 8 && na <= CS_SA_VMAX_FAST) return CS_PICK(8);
+    return NULL;
+#undef CS_PICK
+}
+#endif
+
+/* Fill the prefilter from alpha[0 .. n_alpha2 - 1] (n_alpha1 of them < 0x100
+ * first); n_alpha1 / n_alpha2 = -1: too many for the prefilter. */
+CS_UNUSED static void cs_sa_prefilter(cs_sa *A)
+{
+#ifdef CS_SA_SSE2
+    int j, m = A->n_alpha2 > 0 ? A->n_alpha2 : 0;
+    uint16_t first = A->alpha[0];
+    A->sparse1 = A->n_alpha1 > 0 ? (void *)cs_sa_pick(1, A->n_alpha1) : NULL;
+    A->sparse2 = A->n_alpha2 > 0 ? (void *)cs_sa_pick(2, A->n_alpha2) : NULL;
+    for (j = 0; j < CS_SA_VMAX; j++)   /* kind 1: the code points < 0x100, padded */
+        A->alpha1[j] = (uint8_t)(A->n_alpha1 > 0 ? A->alpha[j < A->n_alpha1 ? j : 0] : 0);
+    for (j = m; j < CS_SA_VMAX; j++) A->alpha[j] = first;
+#else
+    A->sparse1 = A->sparse2 = NULL;
+#endif
+}
+#ifdef CS_SA_SSE2
+#endif
+
+/* Mark hit[slot] = 1 (hit may be NULL) for every slot with an option found
+ * in t; returns the number of slots hit. */
+CS_UNUSED static Py_ssize_t cs_sa_scan(const cs_sa *A, const cs_text *t, unsigned char *hit)
+{
+    Py_ssize_t i, n = t->n;
+    const uint64_t *B = A->B;
+    const cs_cpmap *m = &A->map;
+    uint64_t d0 = 0, d1 = 0, f0 = 0, f1 = 0, s0 = A->start[0], s1 = A->start[1];
+    if (A->n_slots == 0) return 0;
+#ifdef CS_SA_SSE2
+    if ((t->kind == 1 && A->n_alpha1 == 0) || (t->kind == 2 && A->n_alpha2 == 0))
+        return 0;   /* no character of t can be in an option */
+    if ((t->kind == 1 && A->sparse1 && n >= 16) || (t->kind == 2 && A->sparse2 && n >= 8)) {
+        cs_sa_sparse_fn sparse = (cs_sa_sparse_fn)(t->kind == 1 ? A->sparse1 : A->sparse2);
+        /* blocks of >= 1024 characters, then check whether every slot is hit */
+        Py_ssize_t done = 0;
+        uint64_t d[2] = {0, 0}, f[2] = {0, 0};
+        while (done < n) {
+            Py_ssize_t len = n - done < 2048 ? n - done : 1024;
+            sparse(A, (const char *)t->data + done * t->kind, len, d, f);
+            done += len;
+            if (done < n && cs_sa_slots(A, f[0] & A->fin[0], f[1] & A->fin[1], NULL) == A->n_slots)
+                break;
+        }
+        return cs_sa_slots(A, f[0] & A->fin[0], f[1] & A->fin[1], hit);
+    }
+#endif
+    if (A->mpages) {   /* one word, masks by code point: one load per character */
+        const uint64_t *mp = A->mpages;
+        const uint16_t *po = m->page_of;
+#define CS_SA_MASK(c) mp[((uint32_t)po[(c) >> 8] << 8) | ((c) & 0xFFu)]
+#define CS_SA_M1(k) mp0[p[k]]
+#define CS_SA_M2(k) CS_SA_MASK(p[k])
+#define CS_SA_M4(k) (p[k] < 0x10000u ? CS_SA_MASK(p[k]) : B[cs_lookup(m, p[k])])
+        if (t->kind == 1) {
+            const uint8_t *p = (const uint8_t *)t->data;
+            const uint64_t *mp0 = mp + ((size_t)po[0] << 8);
+            CS_SA_LOOP1M(CS_SA_M1)
+        } else if (t->kind == 2) {
+            const uint16_t *p = (const uint16_t *)t->data;
+            CS_SA_LOOP1M(CS_SA_M2)
+        } else {
+            const uint32_t *p = (const uint32_t *)t->data;
+            CS_SA_LOOP1M(CS_SA_M4)
+        }
+#undef CS_SA_M1
+#undef CS_SA_M2
+#undef CS_SA_M4
+#undef CS_SA_MASK
+    } else if (A->words == 1) {
+        if (t->kind == 1) {
+            const uint8_t *p = (const uint8_t *)t->data;
+            const uint32_t *t0 = m->page0;
+            CS_SA_LOOP1(t0[p[i]])
+        } else if (t->kind == 2) {
+            const uint16_t *p = (const uint16_t *)t->data;
+            CS_SA_LOOP1(cs_lookup_bmp(m, p[i]))
+        } else {
+            const uint32_t *p = (const uint32_t *)t->data;
+            CS_SA_LOOP1(cs_lookup(m, p[i]))
+        }
+    } else {
+        if (t->kind == 1) {
+            const uint8_t *p = (const uint8_t *)t->data;
+            const uint32_t *t0 = m->page0;
+            CS_SA_LOOP2(t0[p[i]])
+        } else if (t->kind == 2) {
+            const uint16_t *p = (const uint16_t *)t->data;
+            CS_SA_LOOP2(cs_lookup_bmp(m, p[i]))
+        } else {
+            const uint32_t *p = (const uint32_t *)t->data;
+            CS_SA_LOOP2(cs_lookup(m, p[i]))
+        }
+    }
+    return cs_sa_slots(A, f0 & A->fin[0], f1 & A->fin[1], hit);
+}
+#undef CS_SA_LOOP1
+#undef CS_SA_LOOP1M
+#undef CS_SA_LOOP2
+
+/* ------------------------------------------------------------------------ */
+/* reading many str objects without the GIL                                  */
+/* ------------------------------------------------------------------------ */
+#if PY_VERSION_HEX >= 0x030C0000
+#  define CS_IS_READY(o) 1
+#else
+#  define CS_IS_READY(o) PyUnicode_IS_READY(o)
+#endif
+
+/* Fill out[i] from items[i] while it is an exact, ready str; returns the
+ * first index where it is not (n when all are). Reads only: no GIL needed
+ * while the caller keeps the items alive. */
+#if defined(__GNUC__) || defined(__clang__)
+#  define CS_PREFETCH(p) __builtin_prefetch((const void *)(p))
+#else
+#  define CS_PREFETCH(p) ((void)0)
+#endif
+#define CS_AHEAD 16  /* strings prefetched ahead in the batch loops */
+
+CS_UNUSED static Py_ssize_t cs_texts_plain(PyObject *const *items, Py_ssize_t n, cs_text *out)
+{
+    Py_ssize_t i;
+    for (i = 0; i < n; i++) {
+        PyObject *o = items[i];
+        if (i + CS_AHEAD < n) CS_PREFETCH(items[i + CS_AHEAD]);
+        if (Py_TYPE(o) != &PyUnicode_Type || !CS_IS_READY(o)) return i;
+        out[i].kind = (int)PyUnicode_KIND(o);
+        out[i].data = PyUnicode_DATA(o);
+        out[i].n = PyUnicode_GET_LENGTH(o);
+    }
+    return n;
+}
+
+/* Prefetch the first code points of texts[i + CS_AHEAD] (the batch loops
+ * read each string's buffer once per atom; the strings lie all over the heap). */
+CS_INLINE void cs_prefetch_ahead(const cs_text *texts, Py_ssize_t i, Py_ssize_t n)
+{
+    if (i + CS_AHEAD < n) {
+        const char *p = (const char *)texts[i + CS_AHEAD].data;
+        CS_PREFETCH(p);
+        CS_PREFETCH(p + 64);
+    }
 }
 
 #endif /* COSCORE_FAST_KERNELS_H */

@@ -1,17 +1,74 @@
 """Batch plumbing in C: checking answers, taking blank columns, deduplicating strings.
 
 These loops run once per answer of a batch, so they are written against the C API
-instead of as Python loops; they hold no rule logic.
+instead of as Python loops; they hold no rule logic. Checking, picking blanks and
+deduplicating run without the GIL (see _batch.h: they read the answers' objects and
+str buffers directly; a str's hash is Python's own, read from the object or computed
+and cached there), so that threads scoring different chunks overlap; only building
+the Python results (one new reference per item of a new list) holds it. The caller
+must not mutate the lists passed in while a call runs.
 """
-from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE, PyList_New, PyList_SET_ITEM
+from cpython.object cimport PyObject
+from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
+from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-cdef extern from "Python.h":
-    Py_hash_t PyObject_Hash(object) except -1
+import os
 
 import numpy as np
+
+cdef extern from "Python.h":
+    Py_hash_t PyObject_Hash(object) except -1
+    int PyUnicode_READY(object) except -1
+    PyObject **PySequence_Fast_ITEMS(object)
+
+cdef extern from "_batch.h" nogil:
+    uint64_t csb_seed
+    ctypedef struct csb_table:
+        uint64_t *table
+    int csb_table_init(csb_table *T, Py_ssize_t n)
+    Py_ssize_t csb_check(PyObject **answers, Py_ssize_t n, unsigned char *odd,
+                         Py_ssize_t *most, Py_ssize_t *fewest)
+    Py_ssize_t csb_answers_plain(PyObject **answers, Py_ssize_t n)
+    Py_ssize_t csb_strs_plain(PyObject **items, Py_ssize_t n)
+    Py_ssize_t csb_all_str(PyObject **items, Py_ssize_t n)
+    int csb_tune_malloc()
+    Py_ssize_t csb_pick_blanks(PyObject **answers, Py_ssize_t n, Py_ssize_t index, bint joined,
+                               PyObject *empty, PyObject **out, unsigned char *miss)
+    void csb_prefetch_answers(PyObject **answers, Py_ssize_t i, Py_ssize_t n)
+    Py_ssize_t csb_dedup_strs(csb_table *T, PyObject **items, Py_ssize_t n,
+                              Py_ssize_t *first, Py_ssize_t *idx)
+    Py_ssize_t csb_dedup_answers(csb_table *T, PyObject **items, Py_ssize_t n,
+                                 Py_ssize_t *first, Py_ssize_t *idx)
+
+cdef extern from "_batch.h":   # with the GIL: takes references
+    Py_ssize_t csb_fill_list(object lst, PyObject **picked, Py_ssize_t m) except -1
+
+# a per-process seed for combining the hashes of several blanks
+csb_seed = <uint64_t>int.from_bytes(os.urandom(8), "little")
+
+
+def tune_malloc():
+    """Keep glibc from returning the chunk-sized blocks scoring allocates and frees to the
+    OS after every chunk (mmap threshold 32 MB, trim threshold 256 MB; see _batch.h).
+    Process-wide, so done once, by the first batch scored (:func:`coscore.engine`), not at
+    import; skipped when the environment sets ``COSCORE_MALLOC_TUNING=0`` or glibc's own
+    ``MALLOC_MMAP_THRESHOLD_`` / ``MALLOC_TRIM_THRESHOLD_``. Returns True when set."""
+    global malloc_tuned
+    if malloc_tuned is None:
+        wanted = (os.environ.get("COSCORE_MALLOC_TUNING", "1") != "0"
+                  and "MALLOC_MMAP_THRESHOLD_" not in os.environ
+                  and "MALLOC_TRIM_THRESHOLD_" not in os.environ)
+        malloc_tuned = bool(csb_tune_malloc()) if wanted else False
+    return malloc_tuned
+
+
+#: ``None`` until the first batch; then whether the malloc parameters were set.
+malloc_tuned = None
+
 
 cdef inline Py_ssize_t _size(object answer):
     """The number of blanks of a well-formed answer (a str is one blank)."""
@@ -30,130 +87,150 @@ cdef inline object _item(object answer, Py_ssize_t j):
     return <object>PyTuple_GET_ITEM(answer, j)
 
 
+cdef inline PyObject **_items(list items):
+    return PySequence_Fast_ITEMS(items)
+
+
 def check_answers(list answers):
     """``(odd, most, fewest)``: the positions of answers that are not a ``str`` or a
     list/tuple of ``str``, and the largest and smallest blank counts of the others."""
-    cdef Py_ssize_t n = PyList_GET_SIZE(answers), i, j, size
-    cdef Py_ssize_t most = 0, fewest = -1
-    cdef list odd = []
-    cdef object answer, kind
-    cdef bint ok
-    for i in range(n):
-        answer = <object>PyList_GET_ITEM(answers, i)
-        kind = type(answer)
-        if kind is str:
-            size = 1
-        elif kind is list or kind is tuple:
-            size = _size(answer)
-            ok = True
-            for j in range(size):
-                if type(_item(answer, j)) is not str:
-                    ok = False
-                    break
-            if not ok:
-                odd.append(i)
-                continue
-        else:
-            odd.append(i)
-            continue
-        if size > most:
-            most = size
-        if fewest < 0 or size < fewest:
-            fewest = size
-    return odd, most, max(fewest, 0)
+    cdef Py_ssize_t n = PyList_GET_SIZE(answers), i, n_odd, most = 0, fewest = -1
+    cdef PyObject **items = _items(answers)
+    cdef unsigned char *odd = <unsigned char *>malloc(n + 1)
+    if odd == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            n_odd = csb_check(items, n, odd, &most, &fewest)
+        found = [i for i in range(n) if odd[i]] if n_odd else []
+    finally:
+        free(odd)
+    return found, most, max(fewest, 0)
+
+
+cdef list _column(list answers, PyObject **picked, Py_ssize_t m):
+    """A list of picked[i] (new references); NULL: the blanks of answers[i] joined."""
+    cdef list out = PyList_New(m)
+    cdef Py_ssize_t i
+    cdef object item
+    if csb_fill_list(out, picked, m):
+        for i in range(m):
+            if picked[i] == NULL:
+                item = "".join(<object>PyList_GET_ITEM(answers, i))
+                Py_INCREF(item)
+                PyList_SET_ITEM(out, i, item)
+    return out
 
 
 def blank_column(list answers, Py_ssize_t n):
     """Blank ``n`` (negative: from the end) of each well-formed answer, as a list, and a
-    bool mask of the answers without it (``None`` when none lacks it; they get ``""``)."""
-    cdef Py_ssize_t m = PyList_GET_SIZE(answers), i, size, j
-    cdef list out = [None] * m
-    cdef object answer
-    missing = np.zeros(m, dtype=bool)
+    bool mask of the answers without it (``None`` when none lacks it; they get ``""``).
+
+    When every answer is a ``str`` and ``n`` is ``0`` or ``-1``, the list returned is
+    ``answers`` itself (read it, do not mutate it)."""
+    cdef Py_ssize_t m = PyList_GET_SIZE(answers), k, lacking
+    cdef PyObject **items = _items(answers)
+    cdef PyObject **picked
+    cdef PyObject *empty = <PyObject *>""
+    if n == 0 or n == -1:
+        with nogil:
+            k = csb_all_str(items, m)
+        if k == m:
+            return answers, None
+    missing = np.empty(m, dtype=bool)
     cdef unsigned char[::1] miss = missing.view(np.uint8)
-    cdef bint any_missing = False
-    for i in range(m):
-        answer = <object>PyList_GET_ITEM(answers, i)
-        size = _size(answer)
-        j = n if n >= 0 else size + n
-        if 0 <= j < size:
-            out[i] = _item(answer, j)
-        else:
-            out[i] = ""
-            miss[i] = 1
-            any_missing = True
-    return out, (missing if any_missing else None)
+    picked = <PyObject **>malloc((m + 1) * sizeof(PyObject *))
+    if picked == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            lacking = csb_pick_blanks(items, m, n, False, empty, picked, &miss[0] if m else NULL)
+        return _column(answers, picked, m), (missing if lacking else None)
+    finally:
+        free(picked)
 
 
 def joined_column(list answers):
-    """All blanks of each well-formed answer joined with no separator."""
-    cdef Py_ssize_t m = PyList_GET_SIZE(answers), i
-    cdef list out = [None] * m
-    cdef object answer
-    for i in range(m):
-        answer = <object>PyList_GET_ITEM(answers, i)
-        if type(answer) is str:
-            out[i] = answer
-        elif _size(answer) == 1:
-            out[i] = _item(answer, 0)
-        else:
-            out[i] = "".join(answer)
+    """All blanks of each well-formed answer joined with no separator.
+
+    When every answer is a ``str``, the list returned is ``answers`` itself (read it,
+    do not mutate it)."""
+    cdef Py_ssize_t m = PyList_GET_SIZE(answers), k
+    cdef PyObject **items = _items(answers)
+    cdef PyObject **picked
+    cdef PyObject *empty = <PyObject *>""
+    with nogil:
+        k = csb_all_str(items, m)
+    if k == m:
+        return answers
+    picked = <PyObject **>malloc((m + 1) * sizeof(PyObject *))
+    if picked == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            csb_pick_blanks(items, m, 0, True, empty, picked, NULL)
+        return _column(answers, picked, m)
+    finally:
+        free(picked)
+
+
+cdef list _pick(list source, PyObject **items, const Py_ssize_t *first, Py_ssize_t m):
+    """The items at first[0 .. m - 1]: ``source`` itself when that is all of them."""
+    if m == PyList_GET_SIZE(source):
+        return source
+    cdef list out = PyList_New(m)
+    cdef Py_ssize_t j
+    cdef object o
+    for j in range(m):
+        o = <object>items[first[j]]
+        Py_INCREF(o)
+        PyList_SET_ITEM(out, j, o)
     return out
 
 
 def dedup_strings(list strings):
     """``(distinct, index)``: the distinct strings in first-occurrence order and, for
-    each input, its position among them (an intp array).
+    each input, its position among them (an intp array). When all are distinct,
+    ``distinct`` is ``strings`` itself (read it, do not mutate it).
 
-    An open-addressing table over the strings' own (cached) hashes: one probe sequence
-    per string and no Python objects allocated for the positions.
+    An open-addressing table over a hash of the strings' code points, probed without
+    the GIL; the result list is built afterwards (one reference per distinct string).
     """
-    cdef Py_ssize_t n = PyList_GET_SIZE(strings), i, j, m = 0, size = 16, mask, slot
-    cdef Py_hash_t h
-    cdef list distinct = []
-    cdef str s
-    cdef object item
-    while size < 2 * n:
-        size <<= 1
-    mask = size - 1
-    cdef Py_ssize_t *table = <Py_ssize_t *>malloc(size * sizeof(Py_ssize_t))
-    cdef Py_hash_t *hashes = <Py_hash_t *>malloc((n + 1) * sizeof(Py_hash_t))
-    if table is NULL or hashes is NULL:
-        free(table)
-        free(hashes)
-        raise MemoryError()
-    memset(table, 0xFF, size * sizeof(Py_ssize_t))  # every slot -1
+    cdef Py_ssize_t n = PyList_GET_SIZE(strings), i, m = 0, bad
+    cdef PyObject **items = _items(strings)
+    cdef csb_table T
+    cdef Py_ssize_t *first = NULL
     index = np.empty(n, dtype=np.intp)
     cdef Py_ssize_t[::1] idx = index
+    with nogil:
+        bad = csb_strs_plain(items, n)
+    while bad < n:      # not an exact str, or (before 3.12) a legacy str not yet ready
+        item = <object>items[bad]
+        if type(item) is not str:
+            raise TypeError(f"expected str, got {type(item).__name__}")
+        PyUnicode_READY(item)
+        bad += 1
+        bad += csb_strs_plain(items + bad, n - bad)
+    if n == 0:
+        return [], index
+    cdef int failed
+    T.table = NULL
     try:
-        for i in range(n):
-            item = <object>PyList_GET_ITEM(strings, i)
-            if type(item) is not str:
-                raise TypeError(f"expected str, got {type(item).__name__}")
-            s = <str>item
-            h = PyObject_Hash(s)
-            slot = <Py_ssize_t>(<size_t>h & <size_t>mask)
-            while True:
-                j = table[slot]
-                if j < 0:
-                    table[slot] = m
-                    hashes[m] = h
-                    distinct.append(s)
-                    idx[i] = m
-                    m += 1
-                    break
-                if hashes[j] == h and <str>PyList_GET_ITEM(distinct, j) == s:
-                    idx[i] = j
-                    break
-                slot = (slot + 1) & mask
+        with nogil:   # the table is zeroed here too
+            failed = csb_table_init(&T, n)
+            first = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t))
+            if failed == 0 and first != NULL:
+                m = csb_dedup_strs(&T, items, n, first, &idx[0])
+        if failed or first == NULL:
+            raise MemoryError()
+        return _pick(strings, items, first, m), index
     finally:
-        free(table)
-        free(hashes)
-    return distinct, index
+        free(T.table)
+        free(first)
 
 
 cdef inline size_t _answer_hash(object answer) except? 0:
-    """A hash of a well-formed answer from its blanks' cached hashes (a str is one blank)."""
+    """A hash of an answer from its blanks' hashes (a str is one blank): the slow path."""
     cdef Py_ssize_t size = _size(answer), j
     cdef size_t h = <size_t>0x345678 + <size_t>size
     for j in range(size):
@@ -168,16 +245,14 @@ cdef inline bint _same_answer(object a, object b) except -1:
     if _size(b) != size:
         return False
     for j in range(size):
-        if <str>_item(a, j) != <str>_item(b, j):
+        if _item(a, j) != _item(b, j):
             return False
     return True
 
 
-def dedup_answers(list answers):
-    """``(distinct, inverse)`` for well-formed answers (a ``str`` or a list/tuple of
-    ``str``, as :func:`check_answers` vouches): the distinct answers in first-occurrence
-    order (``"a"``, ``["a"]`` and ``("a",)`` are the same answer) and, for each input,
-    its index among them."""
+cdef tuple _dedup_answers_slow(list answers):
+    """dedup_answers() with the GIL, through the blanks' own __hash__ / __eq__ (for
+    blanks that are str subclasses, or str objects not ready before Python 3.12)."""
     cdef Py_ssize_t n = PyList_GET_SIZE(answers), i, j, m = 0, size = 16, mask, slot
     cdef size_t h
     cdef list distinct = []
@@ -197,6 +272,8 @@ def dedup_answers(list answers):
     try:
         for i in range(n):
             answer = <object>PyList_GET_ITEM(answers, i)
+            if type(answer) is not str and type(answer) is not list and type(answer) is not tuple:
+                raise TypeError(f"expected a str, list or tuple, got {type(answer).__name__}")
             h = _answer_hash(answer)
             slot = <Py_ssize_t>(h & <size_t>mask)
             while True:
@@ -216,3 +293,37 @@ def dedup_answers(list answers):
         free(table)
         free(hashes)
     return distinct, inverse
+
+
+def dedup_answers(list answers):
+    """``(distinct, inverse)`` for well-formed answers (a ``str`` or a list/tuple of
+    ``str``, as :func:`check_answers` vouches): the distinct answers in first-occurrence
+    order (``"a"``, ``["a"]`` and ``("a",)`` are the same answer) and, for each input,
+    its index among them. When all are distinct, ``distinct`` is ``answers`` itself."""
+    cdef Py_ssize_t n = PyList_GET_SIZE(answers), i, j, m = 0, bad
+    cdef PyObject **items = _items(answers)
+    cdef csb_table T
+    cdef Py_ssize_t *first = NULL
+    cdef object answer
+    inverse = np.empty(n, dtype=np.intp)
+    cdef Py_ssize_t[::1] inv = inverse
+    with nogil:
+        bad = csb_answers_plain(items, n)
+    if bad < n:
+        return _dedup_answers_slow(answers)
+    if n == 0:
+        return [], inverse
+    cdef int failed
+    T.table = NULL
+    try:
+        with nogil:   # the table is zeroed here too
+            failed = csb_table_init(&T, n)
+            first = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t))
+            if failed == 0 and first != NULL:
+                m = csb_dedup_answers(&T, items, n, first, &inv[0])
+        if failed or first == NULL:
+            raise MemoryError()
+        return _pick(answers, items, first, m), inverse
+    finally:
+        free(T.table)
+        free(first)

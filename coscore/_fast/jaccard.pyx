@@ -20,7 +20,12 @@ import threading
 
 import numpy as np
 
+from cpython.object cimport PyObject
+
 cdef extern from "Python.h":
+    object PySequence_Fast(object, const char *)
+    PyObject **PySequence_Fast_ITEMS(object)
+    Py_ssize_t PySequence_Fast_GET_SIZE(object)
     unsigned int PyUnicode_KIND(object)
     void *PyUnicode_DATA(object)
     Py_ssize_t PyUnicode_GET_LENGTH(object)
@@ -49,6 +54,8 @@ cdef extern from "_kernels.h" nogil:
         Py_ssize_t *key_total
         Py_ssize_t n_kvec
         unsigned char *kmat
+    Py_ssize_t cs_texts_plain(PyObject **items, Py_ssize_t n, cs_text *out)
+    void cs_prefetch_ahead(const cs_text *texts, Py_ssize_t i, Py_ssize_t n)
     int cs_cpmap_build(cs_cpmap *m, const uint32_t *cps, const uint32_t *ids, Py_ssize_t n)
     void cs_jac_free(cs_jac *J)
     int cs_jac_finish(cs_jac *J)
@@ -178,10 +185,33 @@ cdef inline unsigned char *_align64(unsigned char *p) noexcept nogil:
     return <unsigned char *>((<uintptr_t>p + 63) & ~(<uintptr_t>63))
 
 
-cdef tuple _as_tuple(object strings):
+cdef object _as_seq(object strings):
+    """A list or tuple of the strings (the object itself when it is one)."""
     if isinstance(strings, str):
         raise TypeError("expected a sequence of str, got a str")
-    return tuple(strings)
+    return PySequence_Fast(strings, "expected a sequence of str")
+
+
+cdef cs_text *_texts(object seq) except NULL:
+    """The cs_text of every item of a list or tuple (malloc'ed): exact str objects are
+    read without the GIL, anything else (a str subclass, a str not yet ready, a
+    non-str that raises TypeError) with it."""
+    cdef Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), k
+    cdef PyObject **items = PySequence_Fast_ITEMS(seq)
+    cdef cs_text *texts = <cs_text *>malloc((n + 1) * sizeof(cs_text))
+    if texts == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            k = cs_texts_plain(items, n, texts)
+        while k < n:
+            _text(<object>items[k], &texts[k])
+            k += 1
+            k += cs_texts_plain(items + k, n - k, texts + k)
+    except BaseException:
+        free(texts)
+        raise
+    return texts
 
 
 cdef class JaccardScorer:
@@ -336,25 +366,24 @@ cdef class JaccardScorer:
 
     def best_many(self, strings):
         """best() of every string, as a float64 numpy array."""
-        cdef tuple seq = _as_tuple(strings)
-        cdef Py_ssize_t n = len(seq), i
+        cdef object seq = _as_seq(strings)
+        cdef Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), i
         cdef cs_text *texts = NULL
         cdef unsigned char *mem = NULL
         cdef unsigned char *sc
-        out = np.zeros(n, dtype=np.float64)
+        out = np.empty(n, dtype=np.float64)
         cdef double[::1] ov = out
         if n == 0:
             return out
+        texts = _texts(seq)
         try:
-            texts = <cs_text *>malloc(n * sizeof(cs_text))
             mem = <unsigned char *>calloc(cs_jac_scratch_bytes(&self.J) + 64, 1)
-            if texts == NULL or mem == NULL:
+            if mem == NULL:
                 raise MemoryError()
-            for i in range(n):
-                _text(seq[i], &texts[i])
             sc = _align64(mem)
             with nogil:
                 for i in range(n):
+                    cs_prefetch_ahead(texts, i, n)
                     ov[i] = cs_jac_best(&self.J, &texts[i], sc)
         finally:
             free(texts)

@@ -11,7 +11,12 @@ from libc.stdlib cimport malloc, free
 
 import numpy as np
 
+from cpython.object cimport PyObject
+
 cdef extern from "Python.h":
+    object PySequence_Fast(object, const char *)
+    PyObject **PySequence_Fast_ITEMS(object)
+    Py_ssize_t PySequence_Fast_GET_SIZE(object)
     unsigned int PyUnicode_KIND(object)
     void *PyUnicode_DATA(object)
     Py_ssize_t PyUnicode_GET_LENGTH(object)
@@ -28,6 +33,8 @@ cdef extern from "_kernels.h" nogil:
         pass
     ctypedef struct cs_lcs:
         Py_ssize_t n_keys
+    Py_ssize_t cs_texts_plain(PyObject **items, Py_ssize_t n, cs_text *out)
+    void cs_prefetch_ahead(const cs_text *texts, Py_ssize_t i, Py_ssize_t n)
     int cs_cpmap_build(cs_cpmap *m, const uint32_t *cps, const uint32_t *ids, Py_ssize_t n)
     void cs_cpmap_free(cs_cpmap *m)
     int cs_lcs_build(cs_lcs *L, cs_cpmap *map, uint32_t n_ids, Py_ssize_t n_keys,
@@ -67,10 +74,33 @@ cdef inline unsigned char *_align64(unsigned char *p) noexcept nogil:
     return <unsigned char *>((<uintptr_t>p + 63) & ~(<uintptr_t>63))
 
 
-cdef tuple _as_tuple(object strings):
+cdef object _as_seq(object strings):
+    """A list or tuple of the strings (the object itself when it is one)."""
     if isinstance(strings, str):
         raise TypeError("expected a sequence of str, got a str")
-    return tuple(strings)
+    return PySequence_Fast(strings, "expected a sequence of str")
+
+
+cdef cs_text *_texts(object seq) except NULL:
+    """The cs_text of every item of a list or tuple (malloc'ed): exact str objects are
+    read without the GIL, anything else (a str subclass, a str not yet ready, a
+    non-str that raises TypeError) with it."""
+    cdef Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), k
+    cdef PyObject **items = PySequence_Fast_ITEMS(seq)
+    cdef cs_text *texts = <cs_text *>malloc((n + 1) * sizeof(cs_text))
+    if texts == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            k = cs_texts_plain(items, n, texts)
+        while k < n:
+            _text(<object>items[k], &texts[k])
+            k += 1
+            k += cs_texts_plain(items + k, n - k, texts + k)
+    except BaseException:
+        free(texts)
+        raise
+    return texts
 
 
 cdef class LcsScorer:
@@ -201,26 +231,25 @@ cdef class LcsScorer:
 
     def best_many(self, strings):
         """best() of every string, as a float64 numpy array."""
-        cdef tuple seq = _as_tuple(strings)
-        cdef Py_ssize_t n = len(seq), i
+        cdef object seq = _as_seq(strings)
+        cdef Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), i
         cdef Py_ssize_t need = cs_lcs_state_bytes(&self.L)
         cdef cs_text *texts = NULL
         cdef unsigned char *mem = NULL
         cdef unsigned char *st
-        out = np.zeros(n, dtype=np.float64)
+        out = np.empty(n, dtype=np.float64)
         cdef double[::1] ov = out
         if n == 0:
             return out
+        texts = _texts(seq)
         try:
-            texts = <cs_text *>malloc(n * sizeof(cs_text))
             mem = <unsigned char *>malloc(need + 64)
-            if texts == NULL or mem == NULL:
+            if mem == NULL:
                 raise MemoryError()
-            for i in range(n):
-                _text(seq[i], &texts[i])
             st = _align64(mem)
             with nogil:
                 for i in range(n):
+                    cs_prefetch_ahead(texts, i, n)
                     cs_lcs_run(&self.L, &texts[i], st)
                     ov[i] = cs_lcs_best(&self.L, st)
         finally:

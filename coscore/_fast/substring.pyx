@@ -7,17 +7,25 @@ and goes on to the next check for the same option; an option found in t
 
 Until a group's first '!'/'~' option, t is s itself, so the group counts iff
 one of those leading options occurs in s. All such leading options of all
-groups are found in one pass over the answer with an Aho-Corasick automaton
-over the options' alphabet (no GIL). Only a group none of whose leading options
-occurs walks the rest of its options, with CPython's own `in` / str.replace.
+groups are found in one pass over the answer (no GIL): a bit-parallel Shift-And
+over all of them at once when their distinct texts total at most 128 code
+points (the demo rules' options total 2 to 30), else an Aho-Corasick automaton
+over the options' alphabet. Only a group none of whose leading options occurs
+walks the rest of its options, with CPython's own `in` / str.replace.
 """
-from libc.stdint cimport uint32_t, int32_t
+from libc.stdint cimport uint16_t, uint32_t, int32_t
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset, memcpy
 
 import numpy as np
 
+from cpython.object cimport PyObject
+from libc.stdint cimport uint64_t
+
 cdef extern from "Python.h":
+    object PySequence_Fast(object, const char *)
+    PyObject **PySequence_Fast_ITEMS(object)
+    Py_ssize_t PySequence_Fast_GET_SIZE(object)
     unsigned int PyUnicode_KIND(object)
     void *PyUnicode_DATA(object)
     Py_ssize_t PyUnicode_GET_LENGTH(object)
@@ -41,20 +49,56 @@ cdef extern from "_kernels.h" nogil:
         Py_ssize_t *out_off
         int32_t *out_slot
         Py_ssize_t n_slots
+    ctypedef struct cs_sa:
+        cs_cpmap map
+        int words
+        uint64_t *B
+        uint64_t start[2]
+        uint64_t fin[2]
+        Py_ssize_t n_slots
+        uint64_t *slot_fin
+        int n_alpha1
+        int n_alpha2
+        uint16_t alpha[32]
     int cs_cpmap_build(cs_cpmap *m, const uint32_t *cps, const uint32_t *ids, Py_ssize_t n)
     void cs_ac_free(cs_ac *A)
     Py_ssize_t cs_ac_scan(const cs_ac *A, const cs_text *t, unsigned char *hit)
+    void cs_sa_free(cs_sa *A)
+    Py_ssize_t cs_sa_scan(const cs_sa *A, const cs_text *t, unsigned char *hit)
+    void cs_sa_prefilter(cs_sa *A)
+    int cs_sa_direct(cs_sa *A)
+    Py_ssize_t cs_texts_plain(PyObject **items, Py_ssize_t n, cs_text *out)
+    void cs_prefetch_ahead(const cs_text *texts, Py_ssize_t i, Py_ssize_t n)
 
 cdef enum:
     _NOGIL_MIN = 4096          # count() releases the GIL for answers at least this long
     _STACK_SLOTS = 1024        # hit marks kept on the stack up to this many slots
-    _BATCH = 1024              # answers per nogil round in count_many()
+    _HIT_BYTES = 1 << 22       # count_many(): hit marks per nogil round (groups with tails)
     _OP_PLAIN = 0
     _OP_NOT = 1
     _OP_TILDE = 2
 
+    _KERNEL_IN = 0             # leading options found with str `in` (automaton too big)
+    _KERNEL_AC = 1             # Aho-Corasick automaton
+    _KERNEL_SA = 2             # Shift-And
+
 # dense automaton tables above this many entries fall back to str `in`
 _MAX_TABLE = 1 << 22
+
+# distinct leading options totalling at most this many code points use Shift-And
+cdef Py_ssize_t _sa_bits = 128
+
+
+_BIT = tuple(1 << b for b in range(64))   # Python ints: bit 63 does not fit a C long
+
+
+def _set_shift_and_bits(Py_ssize_t bits):
+    """Testing hook: the largest total option length scanned with Shift-And (0: never,
+    at most 128); scanners built afterwards use it. Returns the previous value."""
+    global _sa_bits
+    cdef Py_ssize_t old = _sa_bits
+    _sa_bits = max(0, min(128, bits))
+    return old
 
 
 cdef inline int _text(object s, cs_text *t) except -1:
@@ -67,10 +111,33 @@ cdef inline int _text(object s, cs_text *t) except -1:
     return 0
 
 
-cdef tuple _as_tuple(object strings):
+cdef object _as_seq(object strings):
+    """A list or tuple of the strings (the object itself when it is one)."""
     if isinstance(strings, str):
         raise TypeError("expected a sequence of str, got a str")
-    return tuple(strings)
+    return PySequence_Fast(strings, "expected a sequence of str")
+
+
+cdef cs_text *_texts(object seq) except NULL:
+    """The cs_text of every item of a list or tuple (malloc'ed): exact str objects are
+    read without the GIL, anything else (a str subclass, a str not yet ready, a
+    non-str that raises TypeError) with it."""
+    cdef Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), k
+    cdef PyObject **items = PySequence_Fast_ITEMS(seq)
+    cdef cs_text *texts = <cs_text *>malloc((n + 1) * sizeof(cs_text))
+    if texts == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            k = cs_texts_plain(items, n, texts)
+        while k < n:
+            _text(<object>items[k], &texts[k])
+            k += 1
+            k += cs_texts_plain(items + k, n - k, texts + k)
+    except BaseException:
+        free(texts)
+        raise
+    return texts
 
 
 cdef bint _walk(list ops, str s) except -1:
@@ -100,8 +167,10 @@ cdef class SubstringScanner:
     '!'/'~' prefixes.
     """
     cdef cs_ac A
+    cdef cs_sa SA
     cdef bint ready
-    cdef readonly bint use_ac    # False only when the automaton would be too big
+    cdef readonly bint use_ac    # False only when the leading options are found with `in`
+    cdef readonly int kernel     # 0: `in`, 1: Aho-Corasick, 2: Shift-And
     cdef readonly tuple groups
     cdef Py_ssize_t n_groups
     cdef Py_ssize_t n_slots
@@ -116,7 +185,9 @@ cdef class SubstringScanner:
         cdef Py_ssize_t gi, first
         self.ready = False
         self.use_ac = False
+        self.kernel = _KERNEL_IN
         memset(&self.A, 0, sizeof(cs_ac))
+        memset(&self.SA, 0, sizeof(cs_sa))
         for g in groups:
             if isinstance(g, str):
                 raise TypeError("each group must be a list of str options, got a str")
@@ -160,8 +231,98 @@ cdef class SubstringScanner:
             else:
                 self.group_tail.append(None)
         self.n_slots = len(self.slot_options)
-        self._build_automaton()
+        if self.n_slots:
+            if self._build_shift_and():
+                self.kernel = _KERNEL_SA
+            else:
+                self._build_automaton()
+                if self.use_ac:
+                    self.kernel = _KERNEL_AC
+        self.use_ac = self.kernel != _KERNEL_IN
         self.ready = True
+
+    cdef bint _build_shift_and(self) except -1:
+        """Lay the distinct leading options end to end in <= 128 bits (see _kernels.h)."""
+        cdef dict patterns = {}     # option text -> set of slots
+        cdef dict alpha = {}        # code point -> id (1..)
+        cdef Py_ssize_t total = 0, off, k, bit, i, nid, nmap
+        cdef uint32_t *cps = NULL
+        cdef uint32_t *ids = NULL
+        cdef bint ok = False
+        for slot, lead in enumerate(self.slot_options):
+            for o in lead:
+                patterns.setdefault(o, set()).add(slot)
+        for o in patterns:
+            total += len(<str>o)
+        if total > _sa_bits:
+            return False
+        for o in patterns:
+            for ch in <str>o:
+                if ch not in alpha:
+                    alpha[ch] = len(alpha) + 1
+        nid = len(alpha)
+        masks = [[0, 0] for _ in range(nid + 1)]
+        start = [0, 0]
+        fin = [0, 0]
+        slot_fin = [[0, 0] for _ in range(self.n_slots)]
+        off = 0
+        for o, slots in patterns.items():
+            for k, ch in enumerate(<str>o):
+                bit = off + k
+                masks[alpha[ch]][bit >> 6] |= _BIT[bit & 63]
+            start[off >> 6] |= _BIT[off & 63]
+            bit = off + len(<str>o) - 1
+            fin[bit >> 6] |= _BIT[bit & 63]
+            for slot in slots:
+                slot_fin[slot][bit >> 6] |= _BIT[bit & 63]
+            off += len(<str>o)
+        try:
+            self.SA.words = 1 if total <= 64 else 2
+            self.SA.n_slots = self.n_slots
+            self.SA.B = <uint64_t *>calloc((nid + 1) * self.SA.words, sizeof(uint64_t))
+            self.SA.slot_fin = <uint64_t *>calloc(self.n_slots * 2, sizeof(uint64_t))
+            if self.SA.B == NULL or self.SA.slot_fin == NULL:
+                raise MemoryError()
+            for i in range(nid + 1):
+                self.SA.B[i * self.SA.words] = <uint64_t>masks[i][0]
+                if self.SA.words == 2:
+                    self.SA.B[i * 2 + 1] = <uint64_t>masks[i][1]
+            for i in range(2):
+                self.SA.start[i] = <uint64_t>start[i]
+                self.SA.fin[i] = <uint64_t>fin[i]
+            for i in range(self.n_slots):
+                self.SA.slot_fin[2 * i] = <uint64_t>slot_fin[i][0]
+                self.SA.slot_fin[2 * i + 1] = <uint64_t>slot_fin[i][1]
+            # the prefilter's alphabet: code points < 0x100 first, then the rest of the BMP
+            narrow = sorted(ord(c) for c in alpha if ord(c) < 0x100)
+            wide = sorted(ord(c) for c in alpha if 0x100 <= ord(c) < 0x10000)
+            both = (narrow + wide)[:32]
+            for i in range(len(both)):
+                self.SA.alpha[i] = <uint16_t>both[i]
+            self.SA.n_alpha1 = len(narrow) if len(narrow) <= 32 else -1
+            self.SA.n_alpha2 = len(both) if len(narrow) + len(wide) <= 32 else -1
+            cs_sa_prefilter(&self.SA)
+            nmap = len(alpha)
+            cps = <uint32_t *>malloc((nmap + 1) * sizeof(uint32_t))
+            ids = <uint32_t *>malloc((nmap + 1) * sizeof(uint32_t))
+            if cps == NULL or ids == NULL:
+                raise MemoryError()
+            i = 0
+            for c, a in alpha.items():
+                cps[i] = <uint32_t>ord(c)
+                ids[i] = <uint32_t>a
+                i += 1
+            if cs_cpmap_build(&self.SA.map, cps, ids, nmap) != 0:
+                raise MemoryError()
+            if cs_sa_direct(&self.SA) != 0:
+                raise MemoryError()
+            ok = True
+        finally:
+            free(cps)
+            free(ids)
+            if not ok:
+                cs_sa_free(&self.SA)
+        return True
 
     cdef _build_automaton(self):
         cdef dict patterns = {}     # option text -> set of slots
@@ -258,9 +419,12 @@ cdef class SubstringScanner:
                 cs_ac_free(&self.A)
 
     def __dealloc__(self):
-        if self.use_ac:
+        if self.kernel == _KERNEL_AC:
             cs_ac_free(&self.A)
-            self.use_ac = False
+        elif self.kernel == _KERNEL_SA:
+            cs_sa_free(&self.SA)
+        self.kernel = _KERNEL_IN
+        self.use_ac = False
 
     def __reduce__(self):
         return (SubstringScanner, ([list(g) for g in self.groups],))
@@ -295,12 +459,17 @@ cdef class SubstringScanner:
                     count += 1
         return count
 
+    cdef inline Py_ssize_t _scan(self, const cs_text *t, unsigned char *hit) noexcept nogil:
+        if self.kernel == _KERNEL_SA:
+            return cs_sa_scan(&self.SA, t, hit)
+        return cs_ac_scan(&self.A, t, hit)
+
     def count(self, s):
         """Number of groups that hit s."""
         cdef cs_text t
         cdef unsigned char stackbuf[_STACK_SLOTS]
         cdef unsigned char *hit = stackbuf
-        cdef Py_ssize_t found, r
+        cdef Py_ssize_t found
         _text(s, &t)
         if self.n_slots > _STACK_SLOTS:
             hit = <unsigned char *>calloc(self.n_slots, 1)
@@ -309,12 +478,12 @@ cdef class SubstringScanner:
         else:
             memset(stackbuf, 0, self.n_slots)
         try:
-            if self.use_ac:
+            if self.kernel != _KERNEL_IN:
                 if t.n >= _NOGIL_MIN:
                     with nogil:
-                        found = cs_ac_scan(&self.A, &t, hit)
+                        found = self._scan(&t, hit)
                 else:
-                    found = cs_ac_scan(&self.A, &t, hit)
+                    found = self._scan(&t, hit)
                 if not self.has_tails:
                     return found
             elif self.n_slots:
@@ -326,38 +495,57 @@ cdef class SubstringScanner:
 
     def count_many(self, strings):
         """count() of every string, as an int64 numpy array."""
-        cdef tuple seq = _as_tuple(strings)
-        cdef Py_ssize_t n = len(seq), i, b0, b1, ns = self.n_slots
+        cdef object seq = _as_seq(strings)
+        cdef Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), i, b0, b1, ns = self.n_slots, per
+        cdef PyObject **items = PySequence_Fast_ITEMS(seq)
         cdef cs_text *texts = NULL
         cdef unsigned char *hits = NULL
         out = np.zeros(n, dtype=np.int64)
         cdef long long[::1] ov = out
         if n == 0:
             return out
+        texts = _texts(seq)
         try:
-            texts = <cs_text *>malloc(n * sizeof(cs_text))
-            hits = <unsigned char *>malloc(_BATCH * ns + 1)
-            if texts == NULL or hits == NULL:
-                raise MemoryError()
-            for i in range(n):
-                _text(seq[i], &texts[i])
-            if not self.use_ac:
+            if self.kernel == _KERNEL_IN:
+                hits = <unsigned char *>malloc(ns + 1)
+                if hits == NULL:
+                    raise MemoryError()
                 for i in range(n):
                     memset(hits, 0, ns)
                     if ns:
-                        self._slots_slow(PyUnicode_FromObject(seq[i]), hits)
-                    ov[i] = self._finish(seq[i], hits)
+                        self._slots_slow(PyUnicode_FromObject(<object>items[i]), hits)
+                    ov[i] = self._finish(<object>items[i], hits)
                 return out
+            if not self.has_tails:   # the whole batch in one nogil pass
+                if self.kernel == _KERNEL_SA:
+                    with nogil:
+                        for i in range(n):
+                            cs_prefetch_ahead(texts, i, n)
+                            ov[i] = cs_sa_scan(&self.SA, &texts[i], NULL)
+                    return out
+                hits = <unsigned char *>malloc(ns + 1)   # the automaton marks slots it found
+                if hits == NULL:
+                    raise MemoryError()
+                with nogil:
+                    for i in range(n):
+                        cs_prefetch_ahead(texts, i, n)
+                        memset(hits, 0, ns)
+                        ov[i] = cs_ac_scan(&self.A, &texts[i], hits)
+                return out
+            per = max(1, min(n, _HIT_BYTES // max(ns, 1)))
+            hits = <unsigned char *>malloc(per * ns + 1)
+            if hits == NULL:
+                raise MemoryError()
             b0 = 0
             while b0 < n:
-                b1 = min(n, b0 + _BATCH)
-                memset(hits, 0, (b1 - b0) * ns)
+                b1 = min(n, b0 + per)
                 with nogil:
+                    memset(hits, 0, (b1 - b0) * ns)
                     for i in range(b0, b1):
-                        ov[i] = cs_ac_scan(&self.A, &texts[i], hits + (i - b0) * ns)
-                if self.has_tails:
-                    for i in range(b0, b1):
-                        ov[i] = self._finish(seq[i], hits + (i - b0) * ns)
+                        cs_prefetch_ahead(texts, i, n)
+                        self._scan(&texts[i], hits + (i - b0) * ns)
+                for i in range(b0, b1):
+                    ov[i] = self._finish(<object>items[i], hits + (i - b0) * ns)
                 b0 = b1
         finally:
             free(texts)
