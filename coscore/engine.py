@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 import numpy as np
 
-from ._fast.batch import blank_column, check_answers, dedup_answers, dedup_strings, joined_column, tune_malloc
+from ._fast.batch import answer_texts, check_answers, dedup_answers, dedup_strings, joined_column, tune_malloc
 from .expr.columnar import EXACT_LIMIT, BatchContext, build, column_kind
 from .expr.nodes import BLANK_OPERATORS, Call, walk
 
@@ -106,26 +106,29 @@ def score_chunk(rule: "Rule", answers: list) -> "Batch":
     n = len(answers)
     columnar = rule._plan
     if columnar is not None and n:
-        odd, most, fewest = check_answers(answers)
+        # identical answers are scored once: deduplicate what the combos can see;
+        # answers that are not lists of strings (odd) are flagged for the reference path
         flag = np.zeros(n, dtype=bool)
-        rows = answers
-        if odd:  # not a list of strings: scored (and explained) by the reference path
-            rows = list(answers)
-            for i in odd:
-                rows[i] = ()
-            flag[odd] = True
-        # identical answers are scored once: deduplicate what the combos can see
         view = columnar.key
         if view is not None:  # the rule reads one text per answer
-            texts, missing = (joined_column(rows), None) if view == "*" else blank_column(rows, view)
+            texts, missing, odd = answer_texts(answers, view)
             if missing is not None:
                 flag |= missing
+            flag[odd] = True
             distinct, inverse = dedup_strings(texts)
-        elif most == fewest == 1 and not odd:  # one blank each: the answers are their blank
-            view = 0
-            distinct, inverse = dedup_strings(joined_column(rows))
         else:
-            distinct, inverse = dedup_answers(rows)
+            odd, most, fewest = check_answers(answers)
+            rows = answers
+            if odd:
+                rows = list(answers)
+                for i in odd:
+                    rows[i] = ()
+                flag[odd] = True
+            if most == fewest == 1 and not odd:  # one blank each: the answers are their blank
+                view = 0
+                distinct, inverse = dedup_strings(joined_column(rows))
+            else:
+                distinct, inverse = dedup_answers(rows)
         total, results, flag_distinct = columnar.run(distinct, view)
         if len(distinct) == n:  # all distinct: ``inverse`` is the identity
             scores, combos = total, results

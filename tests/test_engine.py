@@ -189,3 +189,17 @@ def test_rules_reading_one_text_deduplicate_on_it(blank):
     answers = [["a", "b"], ["ab"], "ab", ["x", "ab"], ["ab", "x"], [], ["c", "xc", "1"], ("c", "xc", "1"), ["null", "1"], [1, "a"]]
     _same(rule, answers * 3, rule.score_many(answers * 3))
     _same(joined_only, answers * 3, joined_only.score_many(answers * 3))
+
+
+def test_answer_texts_checks_and_picks_in_one_pass():
+    from coscore._fast.batch import answer_texts
+
+    answers = ["a", ["b", "c"], ("d", "e", "f"), [], ["g"], None, ["h", 2]]
+    texts, missing, odd = answer_texts(answers, 1)
+    assert texts == ["", "c", "e", "", "", "", ""] and odd == [5, 6]
+    assert missing.tolist() == [True, False, False, True, True, False, False]
+    texts, missing, odd = answer_texts(answers, "*")
+    assert texts == ["a", "bc", "def", "", "g", "", ""] and missing is None and odd == [5, 6]
+    texts, missing, odd = answer_texts(answers[:2], -1)
+    assert texts == ["a", "c"] and missing is None and odd == []
+    assert answer_texts([], 0) == ([], None, [])

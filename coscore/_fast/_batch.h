@@ -129,31 +129,35 @@ CSB_INLINE Py_ssize_t csb_blanks(PyObject *a, PyObject *const **items, PyObject 
 /* odd[i] = 1 for an answer that is not a str or a list/tuple of str (and 0
  * otherwise); the largest and smallest blank count of the others (fewest is
  * -1 when there are none). Returns the number of odd answers. */
+/* The number of blanks of answer `a` when it is well formed (a str, or a
+ * list/tuple of exact str), else -1. */
+CSB_INLINE Py_ssize_t csb_well_formed(PyObject *a)
+{
+    PyTypeObject *t = Py_TYPE(a);
+    Py_ssize_t size, j;
+    if (t == &PyUnicode_Type)
+        return 1;
+    if (t == &PyList_Type || t == &PyTuple_Type) {
+        PyObject *const *items = t == &PyList_Type ? ((PyListObject *)a)->ob_item
+                                                    : ((PyTupleObject *)a)->ob_item;
+        size = Py_SIZE(a);
+        for (j = 0; j < size; j++)
+            if (Py_TYPE(items[j]) != &PyUnicode_Type) return -1;
+        return size;
+    }
+    return -1;
+}
+
 static Py_ssize_t csb_check(PyObject *const *answers, Py_ssize_t n, unsigned char *odd,
                             Py_ssize_t *most, Py_ssize_t *fewest)
 {
-    Py_ssize_t i, j, n_odd = 0, hi = 0, lo = -1;
+    Py_ssize_t i, n_odd = 0, hi = 0, lo = -1;
     for (i = 0; i < n; i++) {
-        PyObject *a = answers[i];
-        PyTypeObject *t;
         Py_ssize_t size;
-        int bad = 0;
         csb_prefetch_answers(answers, i, n);
-        t = Py_TYPE(a);
-        if (t == &PyUnicode_Type) {
-            size = 1;
-        } else if (t == &PyList_Type || t == &PyTuple_Type) {
-            PyObject *const *items = t == &PyList_Type ? ((PyListObject *)a)->ob_item
-                                                        : ((PyTupleObject *)a)->ob_item;
-            size = Py_SIZE(a);
-            for (j = 0; j < size; j++)
-                if (Py_TYPE(items[j]) != &PyUnicode_Type) { bad = 1; break; }
-        } else {
-            bad = 1;
-            size = 0;
-        }
-        odd[i] = (unsigned char)bad;
-        if (bad) { n_odd++; continue; }
+        size = csb_well_formed(answers[i]);
+        odd[i] = (unsigned char)(size < 0);
+        if (size < 0) { n_odd++; continue; }
         if (size > hi) hi = size;
         if (lo < 0 || size < lo) lo = size;
     }
@@ -237,30 +241,63 @@ CSB_INLINE int csb_answer_eq(PyObject *a, PyObject *b)
  * `joined`, blank index is ignored: out[i] is the answer's one blank, `empty`
  * for no blank, or NULL when its blanks must be joined. Returns the number
  * of answers that lack the blank. */
+/* Blank `index` of well-formed answer `a` into *out (see csb_pick_blanks);
+ * returns 1 when the answer lacks it. */
+CSB_INLINE int csb_pick_one(PyObject *a, Py_ssize_t index, int joined, PyObject *empty, PyObject **out)
+{
+    PyObject *one;
+    PyObject *const *items;
+    Py_ssize_t size = csb_blanks(a, &items, &one), j;
+    if (joined) {
+        *out = size == 1 ? items[0] : (size == 0 ? empty : NULL);
+        return 0;
+    }
+    j = index >= 0 ? index : size + index;
+    if (0 <= j && j < size) {
+        *out = items[j];
+        return 0;
+    }
+    *out = empty;
+    return 1;
+}
+
 static Py_ssize_t csb_pick_blanks(PyObject *const *answers, Py_ssize_t n, Py_ssize_t index, int joined,
                                   PyObject *empty, PyObject **out, unsigned char *miss)
 {
     Py_ssize_t i, lacking = 0;
     for (i = 0; i < n; i++) {
-        PyObject *a = answers[i], *one;
-        PyObject *const *items;
-        Py_ssize_t size, j;
+        int lacks;
         csb_prefetch_answers(answers, i, n);
-        size = csb_blanks(a, &items, &one);
-        if (joined) {
-            out[i] = size == 1 ? items[0] : (size == 0 ? empty : NULL);
-            continue;
-        }
-        j = index >= 0 ? index : size + index;
-        if (0 <= j && j < size) {
-            out[i] = items[j];
-            miss[i] = 0;
-        } else {
-            out[i] = empty;
-            miss[i] = 1;
-            lacking++;
-        }
+        lacks = csb_pick_one(answers[i], index, joined, empty, &out[i]);
+        if (miss) miss[i] = (unsigned char)lacks;
+        lacking += lacks;
     }
+    return lacking;
+}
+
+/* csb_check and csb_pick_blanks in one pass over the answers: odd[i] = 1 (and
+ * out[i] = `empty`) for an answer that is not well formed; returns the number
+ * of well-formed answers that lack the blank, *n_odd the number of odd ones. */
+static Py_ssize_t csb_check_pick(PyObject *const *answers, Py_ssize_t n, Py_ssize_t index, int joined,
+                                 PyObject *empty, PyObject **out, unsigned char *miss, unsigned char *odd,
+                                 Py_ssize_t *n_odd)
+{
+    Py_ssize_t i, lacking = 0, bad = 0;
+    for (i = 0; i < n; i++) {
+        int lacks = 0;
+        csb_prefetch_answers(answers, i, n);
+        if (csb_well_formed(answers[i]) < 0) {
+            odd[i] = 1;
+            out[i] = empty;
+            bad++;
+        } else {
+            odd[i] = 0;
+            lacks = csb_pick_one(answers[i], index, joined, empty, &out[i]);
+        }
+        miss[i] = (unsigned char)lacks;
+        lacking += lacks;
+    }
+    *n_odd = bad;
     return lacking;
 }
 

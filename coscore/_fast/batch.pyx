@@ -38,6 +38,9 @@ cdef extern from "_batch.h" nogil:
     int csb_tune_malloc()
     Py_ssize_t csb_pick_blanks(PyObject **answers, Py_ssize_t n, Py_ssize_t index, bint joined,
                                PyObject *empty, PyObject **out, unsigned char *miss)
+    Py_ssize_t csb_check_pick(PyObject **answers, Py_ssize_t n, Py_ssize_t index, bint joined,
+                              PyObject *empty, PyObject **out, unsigned char *miss, unsigned char *odd,
+                              Py_ssize_t *n_odd)
     void csb_prefetch_answers(PyObject **answers, Py_ssize_t i, Py_ssize_t n)
     Py_ssize_t csb_dedup_strs(csb_table *T, PyObject **items, Py_ssize_t n,
                               Py_ssize_t *first, Py_ssize_t *idx)
@@ -148,6 +151,39 @@ def blank_column(list answers, Py_ssize_t n):
         return _column(answers, picked, m), (missing if lacking else None)
     finally:
         free(picked)
+
+
+def answer_texts(list answers, key):
+    """The one text of each answer a rule reads: blank ``key`` (an int, negative from the
+    end) or, for ``"*"``, the blanks joined — checking the answers on the way.
+
+    Returns ``(texts, missing, odd)``: ``texts`` a list (``""`` where there is none),
+    ``missing`` a bool mask of the well-formed answers without blank ``key`` (``None``
+    when there are none), ``odd`` the positions of answers that are not a ``str`` or a
+    list/tuple of ``str``. One pass over the answers, without the GIL."""
+    cdef Py_ssize_t m = PyList_GET_SIZE(answers), lacking = 0, n_odd = 0, index = 0
+    cdef bint joined = isinstance(key, str)
+    cdef PyObject **items = _items(answers)
+    cdef PyObject **picked
+    cdef PyObject *empty = <PyObject *>""
+    if not joined:
+        index = key
+    missing = np.empty(m, dtype=bool)
+    cdef unsigned char[::1] miss = missing.view(np.uint8)
+    cdef unsigned char *odd = <unsigned char *>malloc(m + 1)
+    picked = <PyObject **>malloc((m + 1) * sizeof(PyObject *))
+    if picked == NULL or odd == NULL:
+        free(picked)
+        free(odd)
+        raise MemoryError()
+    try:
+        with nogil:
+            lacking = csb_check_pick(items, m, index, joined, empty, picked, &miss[0] if m else NULL, odd, &n_odd)
+        found = [i for i in range(m) if odd[i]] if n_odd else []
+        return _column(answers, picked, m), (missing if lacking else None), found
+    finally:
+        free(picked)
+        free(odd)
 
 
 def joined_column(list answers):
