@@ -229,7 +229,12 @@ def concat(rule: "Rule", batches: list["Batch"]) -> "Batch":
         return Batch(np.empty(0), [], {cid: np.empty(0) for cid in rule.combo_ids})
     columns = {cid: [b.combos[cid] for b in batches] for cid in rule.combo_ids}
     scores = [b.scores for b in batches]
-    errors = list(itertools.chain.from_iterable(b.errors for b in batches))
+    errors: list[str | None] = [None] * sum(len(b.errors) for b in batches)
+    offset = 0
+    for b in batches:
+        if b.errors.count(None) != len(b.errors):
+            errors[offset : offset + len(b.errors)] = b.errors
+        offset += len(b.errors)
     batches.clear()
     joined_scores = np.concatenate(scores)
     del scores
