@@ -246,4 +246,6 @@ def concat(rule: "Rule", batches: list["Batch"]) -> "Batch":
 
 def score_many(rule: "Rule", answers: Iterable["AnswerLike"], jobs: int = 1, chunk_size: int | None = None) -> "Batch":
     """Score ``answers`` with ``rule`` into one :class:`Batch` (input order kept)."""
-    return concat(rule, list(score_chunks(rule, answers, chunk_size or DEFAULT_CHUNK_SIZE, jobs)))
+    if chunk_size is None:  # threads share the GIL-held steps better over larger chunks
+        chunk_size = DEFAULT_CHUNK_SIZE if _workers(jobs) <= 1 else 2 * DEFAULT_CHUNK_SIZE
+    return concat(rule, list(score_chunks(rule, answers, chunk_size, jobs)))
