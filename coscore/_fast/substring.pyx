@@ -22,25 +22,17 @@ import numpy as np
 from cpython.object cimport PyObject
 from libc.stdint cimport uint64_t
 
+from coscore._fast._texts cimport (
+    CS_UNICODE_READY, PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PySequence_Fast,
+    PySequence_Fast_GET_SIZE, PySequence_Fast_ITEMS, _align64, _as_seq, _text, _texts, cs_cpmap,
+    cs_cpmap_build, cs_cpmap_free, cs_prefetch_ahead, cs_text, cs_texts_plain,
+)
+
 cdef extern from "Python.h":
-    object PySequence_Fast(object, const char *)
-    PyObject **PySequence_Fast_ITEMS(object)
-    Py_ssize_t PySequence_Fast_GET_SIZE(object)
-    unsigned int PyUnicode_KIND(object)
-    void *PyUnicode_DATA(object)
-    Py_ssize_t PyUnicode_GET_LENGTH(object)
     object PyUnicode_FromObject(object)
 
-cdef extern from "_kernels.h":
-    int CS_UNICODE_READY(object) except -1
 
 cdef extern from "_kernels.h" nogil:
-    ctypedef struct cs_text:
-        int kind
-        const void *data
-        Py_ssize_t n
-    ctypedef struct cs_cpmap:
-        pass
     ctypedef struct cs_ac:
         cs_cpmap map
         Py_ssize_t width
@@ -60,15 +52,12 @@ cdef extern from "_kernels.h" nogil:
         int n_alpha1
         int n_alpha2
         uint16_t alpha[32]
-    int cs_cpmap_build(cs_cpmap *m, const uint32_t *cps, const uint32_t *ids, Py_ssize_t n)
     void cs_ac_free(cs_ac *A)
     Py_ssize_t cs_ac_scan(const cs_ac *A, const cs_text *t, unsigned char *hit)
     void cs_sa_free(cs_sa *A)
     Py_ssize_t cs_sa_scan(const cs_sa *A, const cs_text *t, unsigned char *hit)
     void cs_sa_prefilter(cs_sa *A)
     int cs_sa_direct(cs_sa *A)
-    Py_ssize_t cs_texts_plain(PyObject **items, Py_ssize_t n, cs_text *out)
-    void cs_prefetch_ahead(const cs_text *texts, Py_ssize_t i, Py_ssize_t n)
 
 cdef enum:
     _NOGIL_MIN = 4096          # count() releases the GIL for answers at least this long
@@ -99,45 +88,6 @@ def _set_shift_and_bits(Py_ssize_t bits):
     cdef Py_ssize_t old = _sa_bits
     _sa_bits = max(0, min(128, bits))
     return old
-
-
-cdef inline int _text(object s, cs_text *t) except -1:
-    if not isinstance(s, str):
-        raise TypeError(f"expected str, got {type(s).__name__}")
-    CS_UNICODE_READY(s)
-    t.kind = <int>PyUnicode_KIND(s)
-    t.data = PyUnicode_DATA(s)
-    t.n = PyUnicode_GET_LENGTH(s)
-    return 0
-
-
-cdef object _as_seq(object strings):
-    """A list or tuple of the strings (the object itself when it is one)."""
-    if isinstance(strings, str):
-        raise TypeError("expected a sequence of str, got a str")
-    return PySequence_Fast(strings, "expected a sequence of str")
-
-
-cdef cs_text *_texts(object seq) except NULL:
-    """The cs_text of every item of a list or tuple (malloc'ed): exact str objects are
-    read without the GIL, anything else (a str subclass, a str not yet ready, a
-    non-str that raises TypeError) with it."""
-    cdef Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), k
-    cdef PyObject **items = PySequence_Fast_ITEMS(seq)
-    cdef cs_text *texts = <cs_text *>malloc((n + 1) * sizeof(cs_text))
-    if texts == NULL:
-        raise MemoryError()
-    try:
-        with nogil:
-            k = cs_texts_plain(items, n, texts)
-        while k < n:
-            _text(<object>items[k], &texts[k])
-            k += 1
-            k += cs_texts_plain(items + k, n - k, texts + k)
-    except BaseException:
-        free(texts)
-        raise
-    return texts
 
 
 cdef bint _walk(list ops, str s) except -1:

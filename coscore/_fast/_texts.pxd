@@ -1,0 +1,70 @@
+# Shared by the kernel modules: reading Python str objects as cs_text (see _kernels.h).
+from libc.stdint cimport uint32_t, uintptr_t
+from libc.stdlib cimport free, malloc
+from cpython.object cimport PyObject
+
+cdef extern from "Python.h":
+    object PySequence_Fast(object, const char *)
+    PyObject **PySequence_Fast_ITEMS(object)
+    Py_ssize_t PySequence_Fast_GET_SIZE(object)
+    unsigned int PyUnicode_KIND(object)
+    void *PyUnicode_DATA(object)
+    Py_ssize_t PyUnicode_GET_LENGTH(object)
+
+cdef extern from "_kernels.h":
+    int CS_UNICODE_READY(object) except -1
+
+cdef extern from "_kernels.h" nogil:
+    ctypedef struct cs_text:
+        int kind
+        const void *data
+        Py_ssize_t n
+    ctypedef struct cs_cpmap:
+        pass
+    Py_ssize_t cs_texts_plain(PyObject **items, Py_ssize_t n, cs_text *out)
+    void cs_prefetch_ahead(const cs_text *texts, Py_ssize_t i, Py_ssize_t n)
+    int cs_cpmap_build(cs_cpmap *m, const uint32_t *cps, const uint32_t *ids, Py_ssize_t n)
+    void cs_cpmap_free(cs_cpmap *m)
+
+
+cdef inline int _text(object s, cs_text *t) except -1:
+    if not isinstance(s, str):
+        raise TypeError(f"expected str, got {type(s).__name__}")
+    CS_UNICODE_READY(s)
+    t.kind = <int>PyUnicode_KIND(s)
+    t.data = PyUnicode_DATA(s)
+    t.n = PyUnicode_GET_LENGTH(s)
+    return 0
+
+
+cdef inline unsigned char *_align64(unsigned char *p) noexcept nogil:
+    return <unsigned char *>((<uintptr_t>p + 63) & ~(<uintptr_t>63))
+
+
+cdef inline object _as_seq(object strings):
+    """A list or tuple of the strings (the object itself when it is one)."""
+    if isinstance(strings, str):
+        raise TypeError("expected a sequence of str, got a str")
+    return PySequence_Fast(strings, "expected a sequence of str")
+
+
+cdef inline cs_text *_texts(object seq) except NULL:
+    """The cs_text of every item of a list or tuple (malloc'ed): exact str objects are
+    read without the GIL, anything else (a str subclass, a str not yet ready, a
+    non-str that raises TypeError) with it."""
+    cdef Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), k
+    cdef PyObject **items = PySequence_Fast_ITEMS(seq)
+    cdef cs_text *texts = <cs_text *>malloc((n + 1) * sizeof(cs_text))
+    if texts == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            k = cs_texts_plain(items, n, texts)
+        while k < n:
+            _text(<object>items[k], &texts[k])
+            k += 1
+            k += cs_texts_plain(items + k, n - k, texts + k)
+    except BaseException:
+        free(texts)
+        raise
+    return texts
