@@ -1,6 +1,6 @@
 """The plain pure-Python implementation of the CoScore semantics that coscore is measured against.
 
-This is the obvious implementation of /work/shared/SEMANTICS.md, written the way a careful
+This is the obvious implementation of docs/semantics.md, written the way a careful
 Python programmer would without thinking about speed -- and without the original engine's
 waste (it does not re-parse combos per answer, and it builds no vectorizers):
 

@@ -1,6 +1,6 @@
 """Plain-Python definitions of the OP, CS and SM similarity functions.
 
-These are the contract (docs: /work/shared/SEMANTICS.md, "Atoms") written the
+These are the contract (docs: docs/semantics.md, "Atoms") written the
 obvious way; the Cython kernels in coscore._fast must agree with them exactly.
 """
 from __future__ import annotations
