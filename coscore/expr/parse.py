@@ -124,7 +124,8 @@ class _Parser:
         self.pos = 0
         self.ops: list[_Op] = []
         self.vals: list[Node] = []
-        self.grouped: set[int] = set()  # ids of nodes written in parentheses
+        # nodes written in parentheses, by id (holding the node keeps its id from being reused)
+        self.grouped: dict[int, Node] = {}
 
     # -- driving loop ---------------------------------------------------------------
     def parse(self) -> Node:
@@ -246,7 +247,7 @@ class _Parser:
                 self._finish_call()
             else:
                 self.ops.pop()
-                self.grouped.add(id(self.vals[-1]))
+                self.grouped[id(self.vals[-1])] = self.vals[-1]
             return False
         if kind == "op" and text == "(":
             raise ExprSyntaxError("only the rule's operators can be called", col)
