@@ -449,9 +449,6 @@ def _silence_stdout() -> None:
 
 
 def _version() -> str:
-    try:
-        from importlib.metadata import version
+    from . import __version__
 
-        return version("coscore")
-    except Exception:  # not installed (running from a checkout)
-        return "0+unknown"
+    return __version__
