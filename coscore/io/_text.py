@@ -107,3 +107,22 @@ def _decode_error(source: str, lines_before: int, block: bytes, exc: UnicodeDeco
     return InputError(
         source, f"invalid UTF-8 at character {column} (byte {bad}); the file must be UTF-8 encoded", line=lineno
     )
+
+
+class TextFileReader:
+    """What the line-based readers share: the source's name and size, the decoded
+    lines of the file (or standard input), the chunk size, and closing."""
+
+    unit = "line"
+
+    def __init__(self, path: str | os.PathLike[str], chunk_size: int) -> None:
+        self.source = display_name(path)
+        self.total_bytes = size_of(path)
+        self._chunk_size = chunk_size
+        self._stream = open_binary(path)
+        self._lines = DecodedLines(self._stream, self.source)
+
+    def close(self) -> None:
+        """Close the file (not standard input)."""
+        if self.source != "<stdin>":
+            self._stream.close()

@@ -9,7 +9,7 @@ import os
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from ._text import DecodedLines, display_name, open_binary, size_of
+from ._text import TextFileReader
 from .errors import InputError
 from .table import MISSING, Chunk
 
@@ -18,7 +18,7 @@ csv.field_size_limit(2**31 - 1)  # answers can be long; the default 128 KiB limi
 _DELIMITERS = {"csv": ",", "tsv": "\t"}
 
 
-class DelimitedReader:
+class DelimitedReader(TextFileReader):
     """Read a CSV or TSV file with a header row, in chunks of ``chunk_size`` rows.
 
     Every value is a ``str``. A row with more or fewer fields than the header is an
@@ -26,14 +26,8 @@ class DelimitedReader:
     is an empty value. ``columns`` is known as soon as the reader is opened.
     """
 
-    unit = "line"
-
     def __init__(self, path: str | os.PathLike[str], fmt: str = "csv", chunk_size: int = 65536) -> None:
-        self.source = display_name(path)
-        self.total_bytes = size_of(path)
-        self._chunk_size = chunk_size
-        self._stream = open_binary(path)
-        self._lines = DecodedLines(self._stream, self.source)
+        super().__init__(path, chunk_size)
         self._reader = csv.reader(self._lines, delimiter=_DELIMITERS[fmt], strict=True)
         header = self._next_record()
         if header is None:
@@ -87,11 +81,6 @@ class DelimitedReader:
         data = {name: [row[i] for row in rows] for i, name in enumerate(self.columns)}
         types = dict.fromkeys(self.columns, "str")
         return Chunk(list(self.columns), data, lines, "line", self.source, self._lines.position, types)
-
-    def close(self) -> None:
-        """Close the file (not standard input)."""
-        if self.source != "<stdin>":
-            self._stream.close()
 
 
 def _kind(reader: Any) -> str:

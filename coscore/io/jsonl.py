@@ -7,26 +7,20 @@ import os
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from ._text import DecodedLines, display_name, open_binary, size_of
+from ._text import TextFileReader
 from .errors import InputError
 from .table import MISSING, Chunk
 
 
-class JsonlReader:
+class JsonlReader(TextFileReader):
     """Read JSON Lines in chunks. Blank lines are skipped; every other line must be an object.
 
     ``columns`` is the ordered union of the keys seen so far (it can grow from chunk
     to chunk); a row lacking a key holds :data:`MISSING` there.
     """
 
-    unit = "line"
-
     def __init__(self, path: str | os.PathLike[str], chunk_size: int = 65536) -> None:
-        self.source = display_name(path)
-        self.total_bytes = size_of(path)
-        self._chunk_size = chunk_size
-        self._stream = open_binary(path)
-        self._lines = DecodedLines(self._stream, self.source)
+        super().__init__(path, chunk_size)
         self.columns: list[str] = []
         self._known: set[str] = set()
 
@@ -66,11 +60,6 @@ class JsonlReader:
     def _chunk(self, rows: list[dict[str, Any]], lines: list[int]) -> Chunk:
         data = {name: [row.get(name, MISSING) for row in rows] for name in self.columns}
         return Chunk(list(self.columns), data, lines, "line", self.source, self._lines.position)
-
-    def close(self) -> None:
-        """Close the file (not standard input)."""
-        if self.source != "<stdin>":
-            self._stream.close()
 
 
 class JsonlWriter:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from ._text import DecodedLines, display_name, open_binary, size_of
+from ._text import TextFileReader
 from .errors import InputError
 from .table import Chunk
 
@@ -25,21 +25,15 @@ def split_blanks(text: str) -> list[str]:
     return text.split(BLANK_SEPARATOR)
 
 
-class LegacyReader:
+class LegacyReader(TextFileReader):
     """Read a file in the original CoScore layout, ``chunk_size`` lines at a time.
 
     Every line after the header is one answer (an empty line is an empty answer in
     the ``text`` layout); a labelled line without a comma is an error.
     """
 
-    unit = "line"
-
     def __init__(self, path: str | os.PathLike[str], chunk_size: int = 65536) -> None:
-        self.source = display_name(path)
-        self.total_bytes = size_of(path)
-        self._chunk_size = chunk_size
-        self._stream = open_binary(path)
-        self._lines = DecodedLines(self._stream, self.source)
+        super().__init__(path, chunk_size)
         self._iter = iter(self._lines)
         header = _strip_eol(next(self._iter, "")).strip()
         if header not in ("text", "text,score"):
@@ -78,11 +72,6 @@ class LegacyReader:
             data[LABEL_COLUMN] = marks
         types = dict.fromkeys(self.columns, "str")
         return Chunk(list(self.columns), data, lines, "line", self.source, self._lines.position, types)
-
-    def close(self) -> None:
-        """Close the file (not standard input)."""
-        if self.source != "<stdin>":
-            self._stream.close()
 
 
 def _strip_eol(line: str) -> str:
