@@ -28,7 +28,6 @@ from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary
 #: Integers at or above this magnitude are not exact in float64: such answers are re-scored.
 EXACT_LIMIT = float(2**53)
 
-Flag = "np.ndarray | None"
 Column = tuple  # (kind: "num" | "str", values: ndarray | list, flag: ndarray | None)
 ColumnFn = Callable[["BatchContext"], Column]
 

@@ -129,7 +129,7 @@ class Answer:
             atom_id = str(k)
             atom = self.atoms.get(atom_id)
             if atom is None:
-                raise KeyError(f"atom {atom_id!r} does not exist")
+                raise KeyError(f"atom {atom_id!r} does not exist") from None
             result = self._gm[key] = atom(s)
         except TypeError:  # unhashable cannot happen with rule values; keep the message clear
             raise TypeError(f"cannot call an atom with {type(s).__name__}") from None
