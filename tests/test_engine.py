@@ -203,3 +203,9 @@ def test_answer_texts_checks_and_picks_in_one_pass():
     texts, missing, odd = answer_texts(answers[:2], -1)
     assert texts == ["a", "c"] and missing is None and odd == []
     assert answer_texts([], 0) == ([], None, [])
+
+
+def test_blank_numbers_beyond_any_index_fail_per_answer():
+    rule = coscore.compile({"atoms": {}, "combos": {"A": {"combo": "T(100000000000000000000) == ''", "score": 1, "mode": "logic"}}, "comboMode": "ADD"})
+    batch = rule.score_many([["a"], "b"])
+    assert all(e.startswith("combos.A: blank 100000000000000000000 does not exist") for e in batch.errors)

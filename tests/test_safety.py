@@ -12,7 +12,7 @@ import coscore
 
 def _rule(combo: str, atoms: dict | None = None) -> dict:
     return {
-        "atoms": atoms if atoms is not None else {"0": {"type": "SM", "desc": "a"}},
+        "atoms": atoms if atoms is not None else {"0": {"type": "SM", "desc": "a"}, "1": {"type": "OP", "desc": "0.5:ab"}},
         "combos": {"A": {"combo": combo, "score": 1, "mode": "value"}},
         "comboMode": "ADD",
     }
@@ -184,7 +184,8 @@ def test_random_text_never_raises_anything_but_rule_error(text):
 
 _PIECES = st.sampled_from(
     ["T(0)", "T('*')", "M(0, T(0))", "G(0, T(1))", "(", ")", " and ", " or ", " not ", " if ", " else ",
-     "+", "-", "*", "/", "==", "<", ",", "1", "0.5", "'a'", "Q(0)", "X(", "A(", "U(", "L(0)", "F(1)", "S(0)"]
+     "+", "-", "*", "/", "==", "<", ",", "1", "0.5", "'a'", "Q(0)", "X(", "A(", "U(", "L(0)", "F(1)", "S(0)",
+     "T(", "L(", "M(1, ", "99999999999999999999", "-1", "'*'", "True", "1e308", "T(-3)", "Q('*')"]
 )
 
 

@@ -49,8 +49,9 @@ def column_kind(node: Node) -> str | None:
     if isinstance(node, Call):
         op, args = node.op, node.args
         if op in "TLQFS":
-            if not isinstance(args[0], Const):
-                return None
+            blank = args[0].value if isinstance(args[0], Const) else None
+            if blank != "*" and not (isinstance(blank, int) and abs(blank) < 2**62):
+                return None  # computed, or too far out for a C index: the reference path
             return _STR if op == "T" else _NUM
         if op in "GM":
             return _NUM if isinstance(args[0], Const) and column_kind(args[1]) == _STR else None
