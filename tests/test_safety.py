@@ -110,6 +110,15 @@ def test_string_repetition_is_an_error_for_that_answer_not_an_allocation():
     assert rule.score_many([["ab"], ["c"]]).errors[0] is not None
 
 
+def test_string_joins_are_bounded_per_answer():
+    rule = coscore.compile({"atoms": {"0": {"type": "SM", "desc": "a"}}, "combos": {"A": {
+        "combo": "M(0, " + "+".join(["T(0)"] * 1_500) + ")", "score": 1, "mode": "value"}}, "comboMode": "ADD"})
+    big = "a" * 100_000  # 1,500 copies would be 150 million characters
+    outcome = rule.score([big])
+    assert outcome.error is not None and "exceed 10,000,000 characters" in outcome.error
+    assert rule.score_many([[big], ["a"]]).errors == [outcome.error, None]
+
+
 def test_malformed_rules_list_every_problem_at_once():
     rule = {
         "atoms": {"0": {"type": "XX", "desc": "a"}, "1": {"type": "OP", "desc": "abc"}, "2": {"type": "CS", "desc": "x:y"}},

@@ -22,7 +22,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from .._fast.batch import blank_column, dedup_strings, joined_column
-from .evaluate import cjk_count, to_float
+from .evaluate import MAX_TEXT, cjk_count, to_float
 from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary
 
 #: Integers at or above this magnitude are not exact in float64: such answers are re-scored.
@@ -319,8 +319,13 @@ def _build_arith(node: Arith) -> ColumnFn:
             _, values, flag = first(ctx)
             for _, part in rest:
                 _, more, f = part(ctx)
-                values = [a + b for a, b in zip(values, more)]
                 flag = _or(flag, f)
+                too_long = np.fromiter((len(a) + len(b) > MAX_TEXT for a, b in zip(values, more)), bool, ctx.n)
+                if too_long.any():  # the reference path reports it; never build it here
+                    flag = _or(flag, too_long)
+                    values = ["" if big else a + b for a, b, big in zip(values, more, too_long)]
+                else:
+                    values = [a + b for a, b in zip(values, more)]
             return _STR, values, flag
         return concat
 

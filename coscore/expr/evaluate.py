@@ -161,13 +161,23 @@ def to_float(text: str):
         return 0
 
 
+#: The longest string ``+`` may build (code points): a rule cannot make an answer allocate more.
+MAX_TEXT = 10_000_000
+
+
+def _add(a, b):
+    if type(a) is str and type(b) is str and len(a) + len(b) > MAX_TEXT:
+        raise ValueError(f"joining these strings would exceed {MAX_TEXT:,} characters")
+    return a + b
+
+
 def _multiply(a, b):
     if type(a) is str or type(b) is str:
         raise TypeError("strings cannot be multiplied (string repetition is not in the rule language)")
     return a * b
 
 
-_BINARY = {"+": operator.add, "-": operator.sub, "*": _multiply, "/": operator.truediv}
+_BINARY = {"+": _add, "-": operator.sub, "*": _multiply, "/": operator.truediv}
 _COMPARE = {
     "==": operator.eq, "!=": operator.ne, "<": operator.lt,
     "<=": operator.le, ">": operator.gt, ">=": operator.ge,
