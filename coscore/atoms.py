@@ -113,10 +113,6 @@ class _Similarity(Atom):
         hits = best >= self.threshold
         return hits, np.where(hits, best, 0.0)
 
-    def similarity_many(self, texts: Sequence[str]) -> np.ndarray:
-        """The best similarity of each string, before the threshold."""
-        return self._scorer.best_many(texts)
-
 
 class Proximity(_Similarity):
     """OP: longest common subsequence with a key, divided by the key's length."""
