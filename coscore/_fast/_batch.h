@@ -363,6 +363,10 @@ static int csb_table_init(csb_table *T, Py_ssize_t n)
 
 /* idx[i] = position of items[i] among the distinct strings; first[j] = the
  * input index of distinct string j. Returns the number of distinct strings. */
+/* The signature of the two dedups below (items, n -> first, idx; returns m). */
+typedef Py_ssize_t (*csb_dedup_fn)(csb_table *T, PyObject *const *items, Py_ssize_t n,
+                                   Py_ssize_t *first, Py_ssize_t *idx);
+
 static Py_ssize_t csb_dedup_strs(csb_table *T, PyObject *const *items, Py_ssize_t n,
                                  Py_ssize_t *first, Py_ssize_t *idx)
 {

@@ -42,6 +42,8 @@ cdef extern from "_batch.h" nogil:
                               PyObject *empty, PyObject **out, unsigned char *miss, unsigned char *odd,
                               Py_ssize_t *n_odd)
     void csb_prefetch_answers(PyObject **answers, Py_ssize_t i, Py_ssize_t n)
+    ctypedef Py_ssize_t (*csb_dedup_fn)(csb_table *T, PyObject **items, Py_ssize_t n,
+                                        Py_ssize_t *first, Py_ssize_t *idx) noexcept nogil
     Py_ssize_t csb_dedup_strs(csb_table *T, PyObject **items, Py_ssize_t n,
                               Py_ssize_t *first, Py_ssize_t *idx)
     Py_ssize_t csb_dedup_answers(csb_table *T, PyObject **items, Py_ssize_t n,
@@ -224,6 +226,31 @@ cdef list _pick(list source, PyObject **items, const Py_ssize_t *first, Py_ssize
     return out
 
 
+cdef tuple _dedup(list source, PyObject **items, Py_ssize_t n, csb_dedup_fn run, index):
+    """Run one of the table dedups over ``items`` (GIL released) into ``index``; return
+    ``(distinct, index)``."""
+    cdef Py_ssize_t[::1] idx = index
+    cdef csb_table T
+    cdef Py_ssize_t *first = NULL
+    cdef Py_ssize_t m = 0
+    cdef int failed
+    if n == 0:
+        return [], index
+    T.table = NULL
+    try:
+        with nogil:   # the table is zeroed here too
+            failed = csb_table_init(&T, n)
+            first = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t))
+            if failed == 0 and first != NULL:
+                m = run(&T, items, n, first, &idx[0])
+        if failed or first == NULL:
+            raise MemoryError()
+        return _pick(source, items, first, m), index
+    finally:
+        free(T.table)
+        free(first)
+
+
 def dedup_strings(list strings):
     """``(distinct, index)``: the distinct strings in first-occurrence order and, for
     each input, its position among them (an intp array). When all are distinct,
@@ -232,12 +259,9 @@ def dedup_strings(list strings):
     An open-addressing table over a hash of the strings' code points, probed without
     the GIL; the result list is built afterwards (one reference per distinct string).
     """
-    cdef Py_ssize_t n = PyList_GET_SIZE(strings), i, m = 0, bad
+    cdef Py_ssize_t n = PyList_GET_SIZE(strings), bad
     cdef PyObject **items = _items(strings)
-    cdef csb_table T
-    cdef Py_ssize_t *first = NULL
     index = np.empty(n, dtype=np.intp)
-    cdef Py_ssize_t[::1] idx = index
     with nogil:
         bad = csb_strs_plain(items, n)
     while bad < n:      # not an exact str, or (before 3.12) a legacy str not yet ready
@@ -247,22 +271,7 @@ def dedup_strings(list strings):
         PyUnicode_READY(item)
         bad += 1
         bad += csb_strs_plain(items + bad, n - bad)
-    if n == 0:
-        return [], index
-    cdef int failed
-    T.table = NULL
-    try:
-        with nogil:   # the table is zeroed here too
-            failed = csb_table_init(&T, n)
-            first = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t))
-            if failed == 0 and first != NULL:
-                m = csb_dedup_strs(&T, items, n, first, &idx[0])
-        if failed or first == NULL:
-            raise MemoryError()
-        return _pick(strings, items, first, m), index
-    finally:
-        free(T.table)
-        free(first)
+    return _dedup(strings, items, n, csb_dedup_strs, index)
 
 
 cdef inline size_t _answer_hash(object answer) except? 0:
@@ -336,30 +345,11 @@ def dedup_answers(list answers):
     ``str``, as :func:`check_answers` vouches): the distinct answers in first-occurrence
     order (``"a"``, ``["a"]`` and ``("a",)`` are the same answer) and, for each input,
     its index among them. When all are distinct, ``distinct`` is ``answers`` itself."""
-    cdef Py_ssize_t n = PyList_GET_SIZE(answers), i, j, m = 0, bad
+    cdef Py_ssize_t n = PyList_GET_SIZE(answers), bad
     cdef PyObject **items = _items(answers)
-    cdef csb_table T
-    cdef Py_ssize_t *first = NULL
-    cdef object answer
     inverse = np.empty(n, dtype=np.intp)
-    cdef Py_ssize_t[::1] inv = inverse
     with nogil:
         bad = csb_answers_plain(items, n)
     if bad < n:
         return _dedup_answers_slow(answers)
-    if n == 0:
-        return [], inverse
-    cdef int failed
-    T.table = NULL
-    try:
-        with nogil:   # the table is zeroed here too
-            failed = csb_table_init(&T, n)
-            first = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t))
-            if failed == 0 and first != NULL:
-                m = csb_dedup_answers(&T, items, n, first, &inv[0])
-        if failed or first == NULL:
-            raise MemoryError()
-        return _pick(answers, items, first, m), inverse
-    finally:
-        free(T.table)
-        free(first)
+    return _dedup(answers, items, n, csb_dedup_answers, inverse)
