@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 import numpy as np
 
 from ._fast.batch import answer_texts, check_answers, dedup_answers, dedup_strings, joined_column, tune_malloc
-from .expr.columnar import EXACT_LIMIT, BatchContext, build, column_kind
+from .expr.columnar import EXACT_LIMIT, BatchContext, build, column_kind, truthy
 from .expr.nodes import BLANK_OPERATORS, Call, walk
 
 if TYPE_CHECKING:
@@ -66,8 +66,7 @@ class ColumnarPlan:
                 if f is not None:
                     flag |= f
                 if mode == "logic":
-                    truthy = values != 0 if kind == "num" else np.fromiter((len(s) > 0 for s in values), bool, n)
-                    result = np.where(truthy, score, 0.0)
+                    result = np.where(truthy((kind, values, f)), score, 0.0)
                 elif kind != "num":  # a string in value mode is an error: the reference path says so
                     flag[:] = True
                     result = np.zeros(n)

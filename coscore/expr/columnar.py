@@ -149,7 +149,8 @@ def _and_flag(mask, flag):
     return mask & flag
 
 
-def _truthy(column: Column) -> np.ndarray:
+def truthy(column: Column) -> np.ndarray:
+    """Python's truth value of each row of a column (NaN is true, ``""`` false)."""
     kind, values, _ = column
     if kind == _NUM:
         return values != 0
@@ -176,7 +177,7 @@ def build(node: Node) -> ColumnFn:
         if node.op == "not":
             def negation(ctx):
                 column = inner(ctx)
-                return _NUM, (~_truthy(column)).astype(np.float64), column[2]
+                return _NUM, (~truthy(column)).astype(np.float64), column[2]
             return negation
         if node.op == "-":
             def minus(ctx):
@@ -252,7 +253,7 @@ def _build_call(node: Call) -> ColumnFn:
             flag = None
             for part in parts:
                 column = part(ctx)
-                total += _truthy(column)
+                total += truthy(column)
                 flag = _or(flag, column[2])
             return _NUM, total, flag
         return count
@@ -397,8 +398,8 @@ def _build_boolop(node: BoolOp) -> ColumnFn:
         columns = [part(ctx) for part in parts]
         _, values, flag = columns[-1]
         for column in reversed(columns[:-1]):
-            truthy = _truthy(column)
-            goes_on = truthy if conjunction else ~truthy  # rows that evaluate the next operand
+            true = truthy(column)
+            goes_on = true if conjunction else ~true  # rows that evaluate the next operand
             values = _select(goes_on, kind, values, column[1])
             flag = _or(column[2], _and_flag(goes_on, flag))
         return kind, values, flag
@@ -412,9 +413,9 @@ def _build_ifexp(node: IfExp) -> ColumnFn:
 
     def ifexp(ctx):
         condition = cond(ctx)
-        truthy = _truthy(condition)
+        true = truthy(condition)
         a, b = then(ctx), orelse(ctx)
-        flag = _or(condition[2], _or(_and_flag(truthy, a[2]), _and_flag(~truthy, b[2])))
-        return kind, _select(truthy, kind, a[1], b[1]), flag
+        flag = _or(condition[2], _or(_and_flag(true, a[2]), _and_flag(~true, b[2])))
+        return kind, _select(true, kind, a[1], b[1]), flag
 
     return ifexp
