@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 import numpy as np
 
-from ._fast.batch import answer_texts, check_answers, dedup_answers, dedup_strings, joined_column, tune_malloc
+from ._fast.batch import check_answers, dedup_answers, dedup_strings, distinct_texts, joined_column, tune_malloc
 from .expr.columnar import EXACT_LIMIT, BatchContext, build, column_kind, truthy
 from .expr.nodes import BLANK_OPERATORS, Call, walk
 
@@ -110,11 +110,10 @@ def score_chunk(rule: "Rule", answers: list) -> "Batch":
         flag = np.zeros(n, dtype=bool)
         view = columnar.key
         if view is not None:  # the rule reads one text per answer
-            texts, missing, odd = answer_texts(answers, view)
+            distinct, inverse, missing, odd = distinct_texts(answers, view)
             if missing is not None:
                 flag |= missing
             flag[odd] = True
-            distinct, inverse = dedup_strings(texts)
         else:
             odd, most, fewest = check_answers(answers)
             rows = answers

@@ -191,18 +191,23 @@ def test_rules_reading_one_text_deduplicate_on_it(blank):
     _same(joined_only, answers * 3, joined_only.score_many(answers * 3))
 
 
-def test_answer_texts_checks_and_picks_in_one_pass():
-    from coscore._fast.batch import answer_texts
+def test_distinct_texts_checks_picks_and_dedups_in_one_pass():
+    from coscore._fast.batch import distinct_texts
+
+    def texts(answers, key):
+        distinct, inverse, missing, odd = distinct_texts(answers, key)
+        return [distinct[i] for i in inverse], missing, odd
 
     answers = ["a", ["b", "c"], ("d", "e", "f"), [], ["g"], None, ["h", 2]]
-    texts, missing, odd = answer_texts(answers, 1)
-    assert texts == ["", "c", "e", "", "", "", ""] and odd == [5, 6]
+    column, missing, odd = texts(answers, 1)
+    assert column == ["", "c", "e", "", "", "", ""] and odd == [5, 6]
     assert missing.tolist() == [True, False, False, True, True, False, False]
-    texts, missing, odd = answer_texts(answers, "*")
-    assert texts == ["a", "bc", "def", "", "g", "", ""] and missing is None and odd == [5, 6]
-    texts, missing, odd = answer_texts(answers[:2], -1)
-    assert texts == ["a", "c"] and missing is None and odd == []
-    assert answer_texts([], 0) == ([], None, [])
+    column, missing, odd = texts(answers, "*")
+    assert column == ["a", "bc", "def", "", "g", "", ""] and missing is None and odd == [5, 6]
+    column, missing, odd = texts(answers[:2], -1)
+    assert column == ["a", "c"] and missing is None and odd == []
+    distinct, inverse, missing, odd = distinct_texts([], 0)
+    assert distinct == [] and len(inverse) == 0 and missing is None and odd == []
 
 
 def test_blank_numbers_beyond_any_index_fail_per_answer():

@@ -506,3 +506,48 @@ def test_check_and_columns_match_python(answers):
         assert values == exp
         assert (missing.tolist() if missing is not None else [False] * len(good)) == lacks
         assert missing is None or any(lacks)
+
+
+def _texts_model(answers, key):
+    """distinct_texts() in plain Python: (texts, missing, odd) before deduplication."""
+    texts, missing, odd = [], [], []
+    for i, a in enumerate(answers):
+        blanks = [a] if type(a) is str else a
+        if type(a) not in (str, list, tuple) or any(type(b) is not str for b in blanks):
+            texts.append("")
+            missing.append(False)
+            odd.append(i)
+        elif key == "*":
+            texts.append("".join(blanks))
+            missing.append(False)
+        else:
+            ok = -len(blanks) <= key < len(blanks)
+            texts.append(blanks[key] if ok else "")
+            missing.append(not ok)
+    return texts, missing, odd
+
+
+answer_st = st.one_of(
+    any_text,
+    st.lists(any_text, max_size=3),
+    st.lists(any_text, max_size=3).map(tuple),
+    st.sampled_from([None, 7, ["a", None], (_Sub("a"),), _Sub("b")]),
+)
+
+
+@SETTINGS
+@given(st.lists(answer_st, max_size=40), st.sampled_from([0, 1, -1, 2, "*"]))
+@example([["a", "b"], "ab", ["ab"], ("a", "b"), [], None], "*")
+def test_distinct_texts_matches_model(answers, key):
+    answers = answers + answers[::2]
+    texts, missing, odd = _texts_model(answers, key)
+    distinct, inverse, got_missing, got_odd = batch_mod.distinct_texts(answers, key)
+    assert distinct == list(dict.fromkeys(texts))
+    assert [distinct[i] for i in inverse] == texts
+    assert got_odd == odd
+    if any(missing):
+        assert got_missing.tolist() == missing
+    else:
+        assert got_missing is None
+    plain = ["x", "y"]
+    assert batch_mod.distinct_texts(plain, 0)[0] is plain   # distinct str answers: the list itself

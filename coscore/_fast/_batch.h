@@ -201,7 +201,7 @@ static Py_ssize_t csb_strs_plain(PyObject *const *items, Py_ssize_t n)
     Py_ssize_t i;
     for (i = 0; i < n; i++) {
         if (i + 16 < n) CSB_PREFETCH(items[i + 16]);
-        if (!CSB_PLAIN_STR(items[i])) return i;
+        if (!items[i] || !CSB_PLAIN_STR(items[i])) return i;
     }
     return n;
 }

@@ -1235,24 +1235,23 @@ CS_UNUSED static void NAME(const cs_sa *A, const CT *p, Py_ssize_t n, uint64_t *
     const cs_cpmap *m = &A->map;                                                       \
     uint64_t d0 = d[0], d1 = d[1], f0 = f[0], f1 = f[1];                               \
     const uint64_t s0 = A->start[0], s1 = A->start[1];                                 \
-    Py_ssize_t i, k;                                                                   \
+    Py_ssize_t i, prev = -1;  /* the last position updated (-1: the one before p) */   \
     int j;                                                                             \
     for (j = 0; j < na; j++) av[j] = SET1(A->ARR[j]);                                  \
     for (i = 0; i < n; i += LANES) {                                                   \
         Py_ssize_t base = i < n - LANES ? i : n - LANES;  /* the last block overlaps */ \
         __m128i v = _mm_loadu_si128((const __m128i *)(p + base)), hitv = _mm_setzero_si128(); \
+        unsigned bits;                                                                 \
         for (j = 0; j < na; j++) hitv = _mm_or_si128(hitv, CMPEQ(v, av[j]));           \
-        if (!((unsigned)_mm_movemask_epi8(hitv) & (MASKBITS << ((i - base) * STEP)))) { \
-            d0 = 0; d1 = 0;       /* no character of the block is in an option */      \
-            continue;                                                                  \
-        }                                                                              \
-        k = base + LANES;                                                              \
-        if (A->words == 1) {                                                           \
-            Py_ssize_t c;                                                              \
-            for (c = i; c < k; c++) { d0 = ((d0 << 1) | s0) & B[cs_lookup_bmp(m, p[c])]; f0 |= d0; } \
-        } else {                                                                       \
-            Py_ssize_t c;                                                              \
-            for (c = i; c < k; c++) {                                                  \
+        bits = (unsigned)_mm_movemask_epi8(hitv) & (MASKBITS << ((i - base) * STEP));  \
+        while (bits) {  /* only the positions whose character is in an option */       \
+            Py_ssize_t c = base + (Py_ssize_t)(__builtin_ctz(bits) / STEP);            \
+            bits &= bits - 1;                                                          \
+            if (c != prev + 1) { d0 = 0; d1 = 0; }  /* a gap cleared the state */      \
+            prev = c;                                                                  \
+            if (A->words == 1) {                                                       \
+                d0 = ((d0 << 1) | s0) & B[cs_lookup_bmp(m, p[c])]; f0 |= d0;           \
+            } else {                                                                   \
                 const uint64_t *b = B + 2 * (size_t)cs_lookup_bmp(m, p[c]);            \
                 d1 = ((d1 << 1) | (d0 >> 63) | s1) & b[1];                             \
                 d0 = ((d0 << 1) | s0) & b[0];                                          \
@@ -1260,6 +1259,7 @@ CS_UNUSED static void NAME(const cs_sa *A, const CT *p, Py_ssize_t n, uint64_t *
             }                                                                          \
         }                                                                              \
     }                                                                                  \
+    if (prev != n - 1) { d0 = 0; d1 = 0; }                                             \
     d[0] = d0; d[1] = d1; f[0] = f0; f[1] = f1;                                        \
 }
 #define CS_SA_SPARSE_K(K)                                                                     \

@@ -155,37 +155,81 @@ def blank_column(list answers, Py_ssize_t n):
         free(picked)
 
 
-def answer_texts(list answers, key):
-    """The one text of each answer a rule reads: blank ``key`` (an int, negative from the
-    end) or, for ``"*"``, the blanks joined — checking the answers on the way.
+def distinct_texts(list answers, key):
+    """The one text of each answer a rule reads, deduplicated: blank ``key`` (an int,
+    negative from the end) or, for ``"*"``, the blanks joined — checking the answers on
+    the way. Returns ``(distinct, inverse, missing, odd)``:
 
-    Returns ``(texts, missing, odd)``: ``texts`` a list (``""`` where there is none),
-    ``missing`` a bool mask of the well-formed answers without blank ``key`` (``None``
-    when there are none), ``odd`` the positions of answers that are not a ``str`` or a
-    list/tuple of ``str``. One pass over the answers, without the GIL."""
-    cdef Py_ssize_t m = PyList_GET_SIZE(answers), lacking = 0, n_odd = 0, index = 0
+    - ``distinct``: the distinct texts in first-occurrence order (``answers`` itself
+      when every answer is a distinct ``str`` and ``key`` is ``0`` or ``-1``);
+    - ``inverse``: each answer's position among them (an intp array);
+    - ``missing``: a bool mask of the well-formed answers without blank ``key`` (their
+      text is ``""``), or ``None`` when there are none;
+    - ``odd``: the positions of answers that are not a ``str`` or a list/tuple of
+      ``str`` (their text is ``""`` too).
+
+    Picking, checking and hashing run without the GIL, and the column of all texts is
+    never built; only joining blanks (``"*"`` over answers with several) and the
+    distinct list hold it."""
+    cdef Py_ssize_t m = PyList_GET_SIZE(answers), lacking = 0, n_odd = 0, index = 0, i, k, n_distinct = 0
     cdef bint joined = isinstance(key, str)
     cdef PyObject **items = _items(answers)
-    cdef PyObject **picked
+    cdef PyObject **picked = NULL
     cdef PyObject *empty = <PyObject *>""
+    cdef unsigned char *odd = NULL
+    cdef Py_ssize_t *first = NULL
+    cdef csb_table T
+    cdef int failed = 0
+    cdef list joins = None
+    cdef object item
     if not joined:
         index = key
     missing = np.empty(m, dtype=bool)
+    inverse = np.empty(m, dtype=np.intp)
+    if m == 0:
+        return [], inverse, None, []
     cdef unsigned char[::1] miss = missing.view(np.uint8)
-    cdef unsigned char *odd = <unsigned char *>malloc(m + 1)
-    picked = <PyObject **>malloc((m + 1) * sizeof(PyObject *))
-    if picked == NULL or odd == NULL:
-        free(picked)
-        free(odd)
-        raise MemoryError()
+    cdef Py_ssize_t[::1] idx = inverse
+    T.table = NULL
     try:
+        odd = <unsigned char *>malloc(m + 1)
+        picked = <PyObject **>malloc((m + 1) * sizeof(PyObject *))
+        first = <Py_ssize_t *>malloc((m + 1) * sizeof(Py_ssize_t))
+        if picked == NULL or odd == NULL or first == NULL:
+            raise MemoryError()
         with nogil:
-            lacking = csb_check_pick(items, m, index, joined, empty, picked, &miss[0] if m else NULL, odd, &n_odd)
+            lacking = csb_check_pick(items, m, index, joined, empty, picked, &miss[0], odd, &n_odd)
+            k = csb_strs_plain(<PyObject **>picked, m)
+        if k < m:   # blanks to join ("*"), or (before 3.12) a str not yet ready
+            joins = []
+            for i in range(k, m):
+                if picked[i] == NULL:
+                    item = "".join(<object>items[i])
+                    joins.append(item)
+                    picked[i] = <PyObject *>item
+                PyUnicode_READY(<object>picked[i])
+        with nogil:
+            failed = csb_table_init(&T, m)
+            if failed == 0:
+                n_distinct = csb_dedup_strs(&T, picked, m, first, &idx[0])
+        if failed:
+            raise MemoryError()
+        if n_distinct == m and n_odd == 0 and lacking == 0 and joins is None and not joined and index in (0, -1) \
+                and csb_all_str(items, m) == m:
+            distinct = answers   # every answer a distinct str: the answers are their texts
+        else:
+            distinct = PyList_New(n_distinct)
+            for i in range(n_distinct):
+                item = <object>picked[first[i]]
+                Py_INCREF(item)
+                PyList_SET_ITEM(distinct, i, item)
         found = [i for i in range(m) if odd[i]] if n_odd else []
-        return _column(answers, picked, m), (missing if lacking else None), found
+        return distinct, inverse, (missing if lacking else None), found
     finally:
+        free(T.table)
         free(picked)
         free(odd)
+        free(first)
 
 
 def joined_column(list answers):

@@ -107,11 +107,10 @@ class BatchContext:
         self.manual = manual
         self.cache: dict = {}
         if view is not None:
-            identity = np.arange(self.n, dtype=np.intp)
             names = (0, -1, "*") if type(view) is int and view == 0 else (view,)
             for name in names:
                 self.cache[("T", name)] = (_STR, answers, None)
-                self.cache[("distinct", ("T", name))] = (answers, identity)
+                self.cache[("distinct", ("T", name))] = (answers, None)
 
     def blank(self, n) -> Column:
         """``T(n)`` as a column; answers without blank ``n`` are flagged."""
@@ -125,8 +124,9 @@ class BatchContext:
             self.cache[key] = column
         return column
 
-    def distinct(self, text_key, strings: list) -> tuple[list, np.ndarray]:
-        """The distinct strings of a text column and each row's position among them."""
+    def distinct(self, text_key, strings: list) -> tuple[list, np.ndarray | None]:
+        """The distinct strings of a text column and each row's position among them
+        (``None``: the strings are distinct already, row ``i`` is string ``i``)."""
         key = ("distinct", text_key)
         found = self.cache.get(key)
         if found is None:
@@ -241,7 +241,9 @@ def _build_call(node: Call) -> ColumnFn:
                 _, strings, flag = text(ctx)
                 distinct, index = ctx.distinct(text_key, strings)
                 hits, values = ctx.atoms[atom_id].evaluate_many(distinct)
-                result = ctx.cache[key] = (hits[index].astype(np.float64), values[index], flag)
+                if index is not None:
+                    hits, values = hits[index], values[index]
+                result = ctx.cache[key] = (hits.astype(np.float64), values, flag)
             hits, values, flag = result
             return _NUM, hits if use_hits else values, flag
 
