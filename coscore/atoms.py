@@ -90,8 +90,33 @@ class SubstringMatch(Atom):
         return (count > 0, count)
 
     def evaluate_many(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        counts = self._scanner.count_many(texts)
-        return counts > 0, counts.astype(np.float64)
+        return _counted(self._scanner.count_many(texts))
+
+
+def _counted(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """SM's ``(hits, values)`` from its group counts."""
+    return counts > 0, counts.astype(np.float64)
+
+
+class SubstringGroup:
+    """Several SM atoms that read the same text, scanned together: one scanner over all
+    their option groups finds every option of every atom in one pass per string (a
+    rule's SM atoms usually all read the same blank)."""
+
+    def __init__(self, atoms: Sequence[SubstringMatch]):
+        self.ids = tuple(atom.id for atom in atoms)
+        self._parts = [len(atom.groups) for atom in atoms]
+        self._scanner = SubstringScanner([group for atom in atoms for group in atom.groups])
+
+    @property
+    def one_pass(self) -> bool:
+        """Whether the joined options fit the bit-parallel scan (else scan atom by atom)."""
+        return self._scanner.kernel == 2
+
+    def evaluate_many(self, texts: Sequence[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Each atom's ``(hits, values)`` over ``texts``, as :meth:`Atom.evaluate_many` gives them."""
+        counts = self._scanner.count_many_parts(texts, self._parts)
+        return {atom_id: _counted(row) for atom_id, row in zip(self.ids, counts)}
 
 
 class _Similarity(Atom):

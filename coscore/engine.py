@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 import numpy as np
 
 from ._fast.batch import check_answers, dedup_answers, dedup_strings, distinct_texts, joined_column, tune_malloc
-from .expr.columnar import EXACT_LIMIT, BatchContext, build, column_kind, truthy
+from .expr.columnar import EXACT_LIMIT, BatchContext, build, column_kind, substring_groups, truthy
 from .expr.nodes import BLANK_OPERATORS, Call, walk
 
 if TYPE_CHECKING:
@@ -40,6 +40,7 @@ class ColumnarPlan:
         spec = rule.spec
         self.rule = rule
         self.combos = [(c.id, build(c.tree), float(c.score), c.mode) for c in spec.combos]
+        self.groups = substring_groups([c.tree for c in spec.combos], rule.atoms)
         reads = {
             (node.op, node.args[0].value)
             for c in spec.combos
@@ -56,7 +57,7 @@ class ColumnarPlan:
         With ``view`` set, each answer is a string standing for blank ``view`` (``"*"``:
         the joined blanks) — all the rule reads."""
         rule = self.rule
-        ctx = BatchContext(answers, rule.atoms, rule.dialect == "manual", view)
+        ctx = BatchContext(answers, rule.atoms, rule.dialect == "manual", view, self.groups)
         n = len(answers)
         flag = np.zeros(n, dtype=bool)
         results: dict[str, np.ndarray] = {}
@@ -243,7 +244,42 @@ def concat(rule: "Rule", batches: list["Batch"]) -> "Batch":
 
 
 def score_many(rule: "Rule", answers: Iterable["AnswerLike"], jobs: int = 1, chunk_size: int | None = None) -> "Batch":
-    """Score ``answers`` with ``rule`` into one :class:`Batch` (input order kept)."""
+    """Score ``answers`` with ``rule`` into one :class:`Batch` (input order kept).
+
+    A list is scored straight into result arrays allocated once, chunk by chunk, each
+    worker cutting and storing its own chunks; any other iterable is read chunk by
+    chunk (memory: ``jobs`` chunks plus the result) and the chunks joined at the end.
+    """
+    workers = _workers(jobs)
     if chunk_size is None:  # threads share the GIL-held steps better over larger chunks
-        chunk_size = DEFAULT_CHUNK_SIZE if _workers(jobs) <= 1 else 2 * DEFAULT_CHUNK_SIZE
-    return concat(rule, list(score_chunks(rule, answers, chunk_size, jobs)))
+        chunk_size = DEFAULT_CHUNK_SIZE if workers <= 1 else 2 * DEFAULT_CHUNK_SIZE
+    if not isinstance(answers, list):
+        return concat(rule, list(score_chunks(rule, answers, chunk_size, jobs)))
+    if chunk_size < 1:
+        raise ValueError("chunk_size must be at least 1")
+    from .rule import Batch
+
+    tune_malloc()
+    n = len(answers)
+    scores = np.empty(n)
+    combos = {cid: np.empty(n) for cid in rule.combo_ids}
+    errors: list[str | None] = [None] * n
+
+    def fill(start: int) -> None:
+        stop = min(n, start + chunk_size)
+        batch = score_chunk(rule, answers[start:stop])
+        scores[start:stop] = batch.scores
+        for cid, values in batch.combos.items():
+            combos[cid][start:stop] = values
+        if batch.errors.count(None) != len(batch.errors):
+            errors[start:stop] = batch.errors
+
+    starts = range(0, n, chunk_size)
+    if workers <= 1 or len(starts) <= 1:
+        for start in starts:
+            fill(start)
+    else:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for _ in pool.map(fill, starts):
+                pass
+    return Batch(scores, errors, combos)

@@ -66,6 +66,7 @@ _COMBOS = st.sampled_from([
     "(T(0) + T(1)) == 'ab'", "A(T(0), Q(1), G(1, T(1)))", "F(0) * 1e308 * 10", "F(0) * 9007199254740993",
     "T(0) != 1", "M(1, T(0) + T(0)) if G(0, T(1)) else -F(1)", "not (T(0) and T(1))", "T(2) == 'x'",
     "(T(0) or T(1)) == 'a'", "F(0) / (F(1) - F(1))", "L(1) + L('*')", "L('*') - L(0) * 3", "S('*') + Q('*')", "1 / Q('*')",
+    "M(1, T(0)) + M(3, T(0)) * 2", "G(3, T(1)) or M(1, T(1))",   # two SM atoms on one text: one scan
 ])
 
 
@@ -80,7 +81,8 @@ _COMBOS = st.sampled_from([
 def test_random_rules_agree_on_both_paths(combos, modes, combo_mode, blanks, dialect):
     rule = coscore.compile({
         "dialect": dialect,
-        "atoms": {"0": {"type": "OP", "desc": "0.3:ab,爱国"}, "1": {"type": "SM", "desc": "a|~b,!x|2"}, "2": {"type": "CS", "desc": "0:ασ,b"}},
+        "atoms": {"0": {"type": "OP", "desc": "0.3:ab,爱国"}, "1": {"type": "SM", "desc": "a|~b,!x|2"}, "2": {"type": "CS", "desc": "0:ασ,b"},
+                  "3": {"type": "SM", "desc": "b,!a|ab,~a|b,爱"}},
         "combos": {chr(65 + i): {"combo": c, "score": 1.5 if i % 2 else 2, "mode": modes[i]} for i, c in enumerate(combos)},
         "comboMode": combo_mode,
     })
@@ -100,9 +102,11 @@ def test_iterables_chunks_and_jobs_keep_order():
     assert any(e is not None for e in reference.errors)
     for jobs in (1, 2, -1):
         for chunk_size in (1, 7, 1000, None):
-            batch = rule.score_many(iter(answers), jobs=jobs, chunk_size=chunk_size)
-            np.testing.assert_array_equal(batch.scores, reference.scores)
-            assert batch.errors == reference.errors
+            for given in (iter(answers), answers):   # read chunk by chunk; a list, into arrays at once
+                batch = rule.score_many(given, jobs=jobs, chunk_size=chunk_size)
+                np.testing.assert_array_equal(batch.scores, reference.scores)
+                np.testing.assert_array_equal(batch.combos["A"], reference.combos["A"])
+                assert batch.errors == reference.errors
     chunks = list(rule.score_chunks(iter(answers), chunk_size=999))
     assert [len(c) for c in chunks] == [999] * 5 + [5]
     np.testing.assert_array_equal(np.concatenate([c.scores for c in chunks]), reference.scores)
@@ -160,6 +164,21 @@ def test_dedup_answers_groups_equal_blanks_whatever_their_container(answers):
     as_key = lambda a: (a,) if isinstance(a, str) else tuple(a)  # noqa: E731
     assert [as_key(d) for d in distinct] == list(dict.fromkeys(as_key(a) for a in mixed))
     assert [as_key(distinct[j]) for j in inverse] == [as_key(a) for a in mixed]
+
+
+def test_sm_atoms_on_one_text_share_one_scan():
+    rule = coscore.compile({
+        "atoms": {"0": {"type": "SM", "desc": "a,b"}, "1": {"type": "SM", "desc": "!b|a,~a|b"}, "2": {"type": "SM", "desc": "c"},
+                  "3": {"type": "OP", "desc": "0:ab"}},
+        "combos": {"A": {"combo": "M(0, T(0)) * 10 + M(1, T(0))", "score": 1, "mode": "value"},
+                   "B": {"combo": "G(2, T(1)) and M(3, T(0))", "score": 1, "mode": "value"}},
+        "comboMode": "ADD",
+    })
+    groups = rule._plan.groups
+    assert set(groups) == {("0", ("T", 0)), ("1", ("T", 0))}   # atom 2 reads another text
+    assert groups[("0", ("T", 0))] is groups[("1", ("T", 0))]
+    answers = [["ab", "c"], ["a"], ["b", "x"], ["aab", "cc"], ["", "c"], "ba"]
+    _same(rule, answers, rule.score_many(answers))
 
 
 def test_duplicates_are_scored_once():

@@ -551,3 +551,26 @@ def test_distinct_texts_matches_model(answers, key):
         assert got_missing is None
     plain = ["x", "y"]
     assert batch_mod.distinct_texts(plain, 0)[0] is plain   # distinct str answers: the list itself
+
+
+@SETTINGS
+@given(atoms=st.lists(sm_wide_groups, min_size=1, max_size=3), strings=st.lists(st.text(sm_text_chars, max_size=40), max_size=12),
+       shift_and=st.booleans())
+@example(atoms=[[["ab"], ["!a", "b"]], [], [["~a", "b"], [""]]], strings=["ab", "b", "", "aab"], shift_and=True)
+def test_sm_count_many_parts_splits_count_many(atoms, strings, shift_and):
+    groups = [g for a in atoms for g in a]
+    sa, ac = _scanners(groups)
+    scanner = sa if shift_and else ac
+    got = scanner.count_many_parts(strings, [len(a) for a in atoms])
+    assert got.shape == (len(atoms), len(strings))
+    assert got.tolist() == [[ref.sm_count(a, s) for s in strings] for a in atoms]
+    assert got.sum(axis=0).tolist() == scanner.count_many(strings).tolist()
+
+
+def test_sm_count_many_parts_checks_parts():
+    scanner = SubstringScanner([["a"], ["b"], ["c"]])
+    with pytest.raises(ValueError):
+        scanner.count_many_parts(["abc"], [1, 1])
+    with pytest.raises(ValueError):
+        scanner.count_many_parts(["abc"], [4, -1])
+    assert scanner.count_many_parts(["abc", "b"], [2, 0, 1]).tolist() == [[2, 1], [0, 0], [1, 0]]

@@ -392,21 +392,26 @@ cdef class SubstringScanner:
                     break
         return 0
 
-    cdef Py_ssize_t _finish(self, object s, const unsigned char *hit) except -1:
-        """Count the groups from the slot hits, walking the tails that need it."""
+    cdef Py_ssize_t _finish(self, object s, const unsigned char *hit, const Py_ssize_t *part_of=NULL,
+                            long long *counts=NULL, Py_ssize_t stride=0) except -1:
+        """Count the groups from the slot hits, walking the tails that need it. With
+        ``part_of``, group gi also adds 1 to ``counts[part_of[gi] * stride]``."""
         cdef Py_ssize_t gi, count = 0, slot
+        cdef bint hit_group
         cdef str text = None
         for gi in range(self.n_groups):
             slot = <Py_ssize_t>self.group_slot[gi]
-            if slot >= 0 and hit[slot]:
+            hit_group = slot >= 0 and hit[slot]
+            if not hit_group:
+                tail = self.group_tail[gi]
+                if tail is not None:
+                    if text is None:
+                        text = PyUnicode_FromObject(s)   # an exact str (subclasses copied)
+                    hit_group = _walk(<list>tail, text)
+            if hit_group:
                 count += 1
-                continue
-            tail = self.group_tail[gi]
-            if tail is not None:
-                if text is None:
-                    text = PyUnicode_FromObject(s)   # an exact str (subclasses copied)
-                if _walk(<list>tail, text):
-                    count += 1
+                if part_of != NULL:
+                    counts[part_of[gi] * stride] += 1
         return count
 
     cdef inline Py_ssize_t _scan(self, const cs_text *t, unsigned char *hit) noexcept nogil:
@@ -496,6 +501,62 @@ cdef class SubstringScanner:
                         self._scan(&texts[i], hits + (i - b0) * ns)
                 for i in range(b0, b1):
                     ov[i] = self._finish(<object>items[i], hits + (i - b0) * ns)
+                b0 = b1
+        finally:
+            free(texts)
+            free(hits)
+        return out
+
+    def count_many_parts(self, strings, parts):
+        """count_many() split by consecutive runs of groups, in one scan per string:
+        ``parts`` are the numbers of groups of the runs, in order (they add up to all
+        the groups). Returns an int64 array of shape ``(len(parts), len(strings))``."""
+        cdef object seq = _as_seq(strings)
+        cdef Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), i, b0, b1, ns = self.n_slots, per, gi, slot, k = len(parts)
+        cdef PyObject **items = PySequence_Fast_ITEMS(seq)
+        cdef cs_text *texts = NULL
+        cdef unsigned char *hits = NULL
+        cdef unsigned char *h
+        if sum(parts) != self.n_groups or any(p < 0 for p in parts):
+            raise ValueError(f"parts must add up to the {self.n_groups} groups, got {list(parts)}")
+        part_of = np.repeat(np.arange(k, dtype=np.intp), np.asarray(parts, dtype=np.intp))
+        group_slot = np.asarray(self.group_slot, dtype=np.intp).reshape(-1)
+        out = np.zeros((k, n), dtype=np.int64)
+        if n == 0 or self.n_groups == 0:
+            return out
+        cdef Py_ssize_t[::1] pv = part_of
+        cdef Py_ssize_t[::1] gv = group_slot
+        cdef long long[:, ::1] ov = out
+        cdef bint walk = self.has_tails or self.kernel == _KERNEL_IN
+        texts = _texts(seq)
+        try:
+            per = max(1, min(n, _HIT_BYTES // max(ns, 1)))
+            hits = <unsigned char *>malloc(per * ns + 1)
+            if hits == NULL:
+                raise MemoryError()
+            b0 = 0
+            while b0 < n:
+                b1 = min(n, b0 + per)
+                if self.kernel == _KERNEL_IN:
+                    memset(hits, 0, (b1 - b0) * ns)
+                    if ns:
+                        for i in range(b0, b1):
+                            self._slots_slow(PyUnicode_FromObject(<object>items[i]), hits + (i - b0) * ns)
+                else:
+                    with nogil:
+                        memset(hits, 0, (b1 - b0) * ns)
+                        for i in range(b0, b1):
+                            cs_prefetch_ahead(texts, i, n)
+                            h = hits + (i - b0) * ns
+                            self._scan(&texts[i], h)
+                            if not walk:   # no tails: count the groups here
+                                for gi in range(self.n_groups):
+                                    slot = gv[gi]
+                                    if slot >= 0 and h[slot]:
+                                        ov[pv[gi], i] += 1
+                if walk:
+                    for i in range(b0, b1):
+                        self._finish(<object>items[i], hits + (i - b0) * ns, &pv[0], &ov[0, i], n)
                 b0 = b1
         finally:
             free(texts)

@@ -23,7 +23,7 @@ import numpy as np
 
 from .._fast.batch import blank_column, dedup_strings, joined_column
 from .evaluate import MAX_TEXT, cjk_count, to_float
-from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary
+from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary, walk
 
 #: Integers at or above this magnitude are not exact in float64: such answers are re-scored.
 EXACT_LIMIT = float(2**53)
@@ -100,10 +100,11 @@ class BatchContext:
     deduplication.
     """
 
-    def __init__(self, answers: list, atoms: Mapping, manual: bool, view=None):
+    def __init__(self, answers: list, atoms: Mapping, manual: bool, view=None, groups: Mapping | None = None):
         self.answers = answers
         self.n = len(answers)
         self.atoms = atoms
+        self.groups = groups or {}   # (atom id, text key) -> SubstringGroup: see substring_groups()
         self.manual = manual
         self.cache: dict = {}
         if view is not None:
@@ -240,10 +241,16 @@ def _build_call(node: Call) -> ColumnFn:
             if result is None:
                 _, strings, flag = text(ctx)
                 distinct, index = ctx.distinct(text_key, strings)
-                hits, values = ctx.atoms[atom_id].evaluate_many(distinct)
-                if index is not None:
-                    hits, values = hits[index], values[index]
-                result = ctx.cache[key] = (hits.astype(np.float64), values, flag)
+                group = ctx.groups.get((atom_id, text_key))
+                if group is not None:   # this atom and the other SM atoms on this text, in one scan
+                    found = group.evaluate_many(distinct)
+                else:
+                    found = {atom_id: ctx.atoms[atom_id].evaluate_many(distinct)}
+                for found_id, (hits, values) in found.items():
+                    if index is not None:
+                        hits, values = hits[index], values[index]
+                    ctx.cache[("atom", found_id, text_key)] = (hits.astype(np.float64), values, flag)
+                result = ctx.cache[key]
             hits, values, flag = result
             return _NUM, hits if use_hits else values, flag
 
@@ -277,6 +284,27 @@ def _build_call(node: Call) -> ColumnFn:
         return _NUM, np.where(f >= c, c, f), _or(flag_f, flag_c)
 
     return upper
+
+
+def substring_groups(trees: list[Node], atoms: Mapping) -> dict:
+    """``{(atom id, text key): SubstringGroup}`` for the SM atoms that ``trees`` call on
+    the same text (two or more per text, whose options fit one bit-parallel scan)."""
+    from ..atoms import SubstringGroup
+
+    by_text: dict = {}
+    for tree in trees:
+        for node in walk(tree):
+            if isinstance(node, Call) and node.op in "GM":
+                atom = atoms.get(str(node.args[0].value))
+                if atom is not None and atom.kind == "SM":
+                    by_text.setdefault(_text_key(node.args[1]), {})[atom.id] = atom
+    groups = {}
+    for text_key, found in by_text.items():
+        if len(found) > 1:
+            group = SubstringGroup(list(found.values()))
+            if group.one_pass:
+                groups.update(((atom_id, text_key), group) for atom_id in found)
+    return groups
 
 
 def _blanks(answer):
