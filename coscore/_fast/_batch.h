@@ -277,27 +277,34 @@ static Py_ssize_t csb_pick_blanks(PyObject *const *answers, Py_ssize_t n, Py_ssi
 
 /* csb_check and csb_pick_blanks in one pass over the answers: odd[i] = 1 (and
  * out[i] = `empty`) for an answer that is not well formed; returns the number
- * of well-formed answers that lack the blank, *n_odd the number of odd ones. */
+ * of well-formed answers that lack the blank, *n_odd the number of odd ones.
+ * While each picked str's header is at hand, hashes[i] = its hash (see
+ * csb_str_hash); where out[i] is NULL (blanks to join) or a str not readable
+ * without the GIL, odd[i] = 2 instead, counted in *n_late, and hashes[i] is
+ * left for the caller. */
 static Py_ssize_t csb_check_pick(PyObject *const *answers, Py_ssize_t n, Py_ssize_t index, int joined,
                                  PyObject *empty, PyObject **out, unsigned char *miss, unsigned char *odd,
-                                 Py_ssize_t *n_odd)
+                                 Py_ssize_t *n_odd, uint64_t *hashes, Py_ssize_t *n_late)
 {
-    Py_ssize_t i, lacking = 0, bad = 0;
+    Py_ssize_t i, lacking = 0, n_bad = 0, late = 0;
     for (i = 0; i < n; i++) {
         int lacks = 0;
         csb_prefetch_answers(answers, i, n);
         if (csb_well_formed(answers[i]) < 0) {
             odd[i] = 1;
             out[i] = empty;
-            bad++;
+            n_bad++;
         } else {
             odd[i] = 0;
             lacks = csb_pick_one(answers[i], index, joined, empty, &out[i]);
         }
         miss[i] = (unsigned char)lacks;
         lacking += lacks;
+        if (out[i] && CSB_PLAIN_STR(out[i])) hashes[i] = csb_str_hash(out[i]);
+        else { odd[i] = 2; late++; }
     }
-    *n_odd = bad;
+    *n_odd = n_bad;
+    *n_late = late;
     return lacking;
 }
 
@@ -371,6 +378,16 @@ static Py_ssize_t csb_dedup_strs(csb_table *T, PyObject *const *items, Py_ssize_
                                  Py_ssize_t *first, Py_ssize_t *idx)
 {
     CSB_DEDUP_BODY(csb_str_hash, csb_str_eq, if (i + 16 < n) CSB_PREFETCH(items[i + 16]))
+}
+
+/* csb_dedup_strs with the strings' hashes computed already (hashes[i]): the
+ * strings themselves are read only when two hashes agree. */
+static Py_ssize_t csb_dedup_hashed(csb_table *T, PyObject *const *items, const uint64_t *hashes, Py_ssize_t n,
+                                   Py_ssize_t *first, Py_ssize_t *idx)
+{
+#define CSB_GIVEN_HASH(s) hashes[i]
+    CSB_DEDUP_BODY(CSB_GIVEN_HASH, csb_str_eq, (void)0)
+#undef CSB_GIVEN_HASH
 }
 
 static Py_ssize_t csb_dedup_answers(csb_table *T, PyObject *const *items, Py_ssize_t n,

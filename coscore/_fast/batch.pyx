@@ -40,7 +40,9 @@ cdef extern from "_batch.h" nogil:
                                PyObject *empty, PyObject **out, unsigned char *miss)
     Py_ssize_t csb_check_pick(PyObject **answers, Py_ssize_t n, Py_ssize_t index, bint joined,
                               PyObject *empty, PyObject **out, unsigned char *miss, unsigned char *odd,
-                              Py_ssize_t *n_odd)
+                              Py_ssize_t *n_odd, uint64_t *hashes, Py_ssize_t *n_late)
+    Py_ssize_t csb_dedup_hashed(csb_table *T, PyObject **items, const uint64_t *hashes, Py_ssize_t n,
+                                Py_ssize_t *first, Py_ssize_t *idx)
     void csb_prefetch_answers(PyObject **answers, Py_ssize_t i, Py_ssize_t n)
     ctypedef Py_ssize_t (*csb_dedup_fn)(csb_table *T, PyObject **items, Py_ssize_t n,
                                         Py_ssize_t *first, Py_ssize_t *idx) noexcept nogil
@@ -178,6 +180,7 @@ def distinct_texts(list answers, key):
     cdef PyObject *empty = <PyObject *>""
     cdef unsigned char *odd = NULL
     cdef Py_ssize_t *first = NULL
+    cdef uint64_t *hashes = NULL
     cdef csb_table T
     cdef int failed = 0
     cdef list joins = None
@@ -195,23 +198,26 @@ def distinct_texts(list answers, key):
         odd = <unsigned char *>malloc(m + 1)
         picked = <PyObject **>malloc((m + 1) * sizeof(PyObject *))
         first = <Py_ssize_t *>malloc((m + 1) * sizeof(Py_ssize_t))
-        if picked == NULL or odd == NULL or first == NULL:
+        hashes = <uint64_t *>malloc((m + 1) * sizeof(uint64_t))
+        if picked == NULL or odd == NULL or first == NULL or hashes == NULL:
             raise MemoryError()
-        with nogil:
-            lacking = csb_check_pick(items, m, index, joined, empty, picked, &miss[0], odd, &n_odd)
-            k = csb_strs_plain(<PyObject **>picked, m)
-        if k < m:   # blanks to join ("*"), or (before 3.12) a str not yet ready
+        with nogil:   # pick, check and hash in one pass
+            lacking = csb_check_pick(items, m, index, joined, empty, picked, &miss[0], odd, &n_odd, hashes, &k)
+        if k:   # blanks to join ("*"), or (before 3.12) a str not yet ready
             joins = []
-            for i in range(k, m):
-                if picked[i] == NULL:
-                    item = "".join(<object>items[i])
-                    joins.append(item)
-                    picked[i] = <PyObject *>item
-                PyUnicode_READY(<object>picked[i])
+            for i in range(m):
+                if odd[i] == 2:
+                    odd[i] = 0
+                    if picked[i] == NULL:
+                        item = "".join(<object>items[i])
+                        joins.append(item)
+                        picked[i] = <PyObject *>item
+                    PyUnicode_READY(<object>picked[i])
+                    hashes[i] = <uint64_t>PyObject_Hash(<object>picked[i])
         with nogil:
             failed = csb_table_init(&T, m)
             if failed == 0:
-                n_distinct = csb_dedup_strs(&T, picked, m, first, &idx[0])
+                n_distinct = csb_dedup_hashed(&T, picked, hashes, m, first, &idx[0])
         if failed:
             raise MemoryError()
         if n_distinct == m and n_odd == 0 and lacking == 0 and joins is None and not joined and index in (0, -1) \
@@ -230,6 +236,7 @@ def distinct_texts(list answers, key):
         free(picked)
         free(odd)
         free(first)
+        free(hashes)
 
 
 def joined_column(list answers):
