@@ -99,19 +99,22 @@ def plan(rule: "Rule") -> ColumnarPlan | None:
     return ColumnarPlan(rule)
 
 
-def score_chunk(rule: "Rule", answers: list) -> "Batch":
-    """Score one chunk (a list of answers) into a :class:`Batch`."""
+def score_chunk(rule: "Rule", answers: list, start: int = 0, stop: int | None = None) -> "Batch":
+    """Score one chunk, ``answers[start:stop]`` (a list), into a :class:`Batch`."""
     from .rule import Batch
 
-    n = len(answers)
+    stop = len(answers) if stop is None else stop
+    n = stop - start
     columnar = rule._plan
+    view = columnar.key if columnar is not None else None
+    if view is None and (start or stop != len(answers)):
+        answers, start = answers[start:stop], 0
     if columnar is not None and n:
         # identical answers are scored once: deduplicate what the combos can see;
         # answers that are not lists of strings (odd) are flagged for the reference path
         flag = np.zeros(n, dtype=bool)
-        view = columnar.key
-        if view is not None:  # the rule reads one text per answer
-            distinct, inverse, missing, odd = distinct_texts(answers, view)
+        if view is not None:  # the rule reads one text per answer: no copy of the chunk needed
+            distinct, inverse, missing, odd = distinct_texts(answers, view, start, stop)
             if missing is not None:
                 flag |= missing
             flag[odd] = True
@@ -148,7 +151,7 @@ def score_chunk(rule: "Rule", answers: list) -> "Batch":
     errors: list[str | None] = [None] * n
     seen: dict = {}
     for i in redo:
-        answer = answers[i]
+        answer = answers[start + i]
         try:
             key = (answer,) if type(answer) is str else tuple(answer)
             outcome = seen.get(key)
@@ -267,7 +270,7 @@ def score_many(rule: "Rule", answers: Iterable["AnswerLike"], jobs: int = 1, chu
 
     def fill(start: int) -> None:
         stop = min(n, start + chunk_size)
-        batch = score_chunk(rule, answers[start:stop])
+        batch = score_chunk(rule, answers, start, stop)
         scores[start:stop] = batch.scores
         for cid, values in batch.combos.items():
             combos[cid][start:stop] = values

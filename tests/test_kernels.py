@@ -551,6 +551,21 @@ def test_distinct_texts_matches_model(answers, key):
         assert got_missing is None
     plain = ["x", "y"]
     assert batch_mod.distinct_texts(plain, 0)[0] is plain   # distinct str answers: the list itself
+    start, stop = len(answers) // 3, len(answers) - len(answers) // 4   # a window: as if sliced
+    window = batch_mod.distinct_texts(answers, key, start, stop)
+    sliced = batch_mod.distinct_texts(answers[start:stop], key)
+    assert window[0] == sliced[0] and window[1].tolist() == sliced[1].tolist() and window[3] == sliced[3]
+    assert (window[2] is None) == (sliced[2] is None)
+
+
+def test_distinct_texts_window_bounds():
+    answers = ["a", ["b"], "a"]
+    assert batch_mod.distinct_texts(answers, 0, 1, 3)[0] == ["b", "a"]
+    assert batch_mod.distinct_texts(answers, 0, 1, 1)[0] == []
+    assert batch_mod.distinct_texts(answers, 0, 2)[0] == ["a"]
+    for start, stop in ((-1, 2), (2, 1), (0, 4)):
+        with pytest.raises(IndexError):
+            batch_mod.distinct_texts(answers, 0, start, stop)
 
 
 @SETTINGS

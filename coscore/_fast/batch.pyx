@@ -157,7 +157,7 @@ def blank_column(list answers, Py_ssize_t n):
         free(picked)
 
 
-def distinct_texts(list answers, key):
+def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None):
     """The one text of each answer a rule reads, deduplicated: blank ``key`` (an int,
     negative from the end) or, for ``"*"``, the blanks joined — checking the answers on
     the way. Returns ``(distinct, inverse, missing, odd)``:
@@ -170,12 +170,17 @@ def distinct_texts(list answers, key):
     - ``odd``: the positions of answers that are not a ``str`` or a list/tuple of
       ``str`` (their text is ``""`` too).
 
-    Picking, checking and hashing run without the GIL, and the column of all texts is
-    never built; only joining blanks (``"*"`` over answers with several) and the
-    distinct list hold it."""
-    cdef Py_ssize_t m = PyList_GET_SIZE(answers), lacking = 0, n_odd = 0, index = 0, i, k, n_distinct = 0
+    With ``start`` / ``stop``, only ``answers[start:stop]`` are read (positions are
+    relative to ``start``), without copying the slice. Picking, checking and hashing
+    run without the GIL, and the column of all texts is never built; only joining
+    blanks (``"*"`` over answers with several) and the distinct list hold it."""
+    cdef Py_ssize_t size = PyList_GET_SIZE(answers), lacking = 0, n_odd = 0, index = 0, i, k, n_distinct = 0, m
+    cdef Py_ssize_t end = size if stop is None else stop
+    if not 0 <= start <= end <= size:
+        raise IndexError(f"answers[{start}:{stop}] is not within the {size} answers")
+    m = end - start
     cdef bint joined = isinstance(key, str)
-    cdef PyObject **items = _items(answers)
+    cdef PyObject **items = _items(answers) + start
     cdef PyObject **picked = NULL
     cdef PyObject *empty = <PyObject *>""
     cdef unsigned char *odd = NULL
@@ -220,8 +225,8 @@ def distinct_texts(list answers, key):
                 n_distinct = csb_dedup_hashed(&T, picked, hashes, m, first, &idx[0])
         if failed:
             raise MemoryError()
-        if n_distinct == m and n_odd == 0 and lacking == 0 and joins is None and not joined and index in (0, -1) \
-                and csb_all_str(items, m) == m:
+        if m == size and n_distinct == m and n_odd == 0 and lacking == 0 and joins is None and not joined \
+                and index in (0, -1) and csb_all_str(items, m) == m:
             distinct = answers   # every answer a distinct str: the answers are their texts
         else:
             distinct = PyList_New(n_distinct)
