@@ -589,3 +589,40 @@ def test_sm_count_many_parts_checks_parts():
     with pytest.raises(ValueError):
         scanner.count_many_parts(["abc"], [4, -1])
     assert scanner.count_many_parts(["abc", "b"], [2, 0, 1]).tolist() == [[2, 1], [0, 0], [1, 0]]
+
+
+def _scanner_without_nibbles(groups):
+    old = substring_mod._set_nibbles(False)
+    try:
+        return SubstringScanner(groups)
+    finally:
+        substring_mod._set_nibbles(old)
+
+
+@pytest.mark.parametrize("n", [0, 1, 15, 16, 17, 31, 32, 33, 100, 1023, 1024, 1025, 2047, 2048, 2049, 3000])
+@pytest.mark.parametrize("size", [1, 5, 9, 20, 40])
+def test_sm_nibble_prefilter_equals_other_scans(n, size):
+    """The AVX2 nibble-class prefilter (UCS-2 text, alphabets of more than 4 characters)
+    against the scan without it and the reference: look-alike characters (same bytes in
+    other places, same nibbles) must not count, options must count at every offset."""
+    import random
+
+    rnd = random.Random(n * 100 + size)
+    alphabet = [chr(0x4E00 + 37 * i) for i in range(size)] + ["a", "\u0161"]
+    lookalikes = [chr(ord(c) ^ 0x0101) for c in alphabet] + [chr(((ord(c) & 0xFF) << 8) | (ord(c) >> 8)) for c in alphabet]
+    filler = lookalikes + ["x", "一", "\u00e9"]
+    long_option = "".join(rnd.choice(alphabet) for _ in range(70))   # two state words
+    for options in ([[c] for c in alphabet], [["".join(rnd.sample(alphabet, min(3, size)))] for _ in range(6)], [[long_option], alphabet[:2]]):
+        texts = []
+        for _ in range(8):
+            t = [rnd.choice(filler) for _ in range(n)]
+            for option in rnd.sample([o for g in options for o in g], min(2, len(options))):
+                if n >= len(option):
+                    at = rnd.randrange(n - len(option) + 1)
+                    t[at:at + len(option)] = option
+            texts.append("".join(t))
+        with_nibbles, without = SubstringScanner(options), _scanner_without_nibbles(options)
+        expected = [ref.sm_count(options, t) for t in texts]
+        assert with_nibbles.count_many(texts).tolist() == expected
+        assert without.count_many(texts).tolist() == expected
+        assert [with_nibbles.count(t) for t in texts] == expected

@@ -1154,6 +1154,11 @@ typedef struct {
     uint16_t alpha[CS_SA_VMAX];
     uint8_t alpha1[CS_SA_VMAX];
     void *sparse1, *sparse2;  /* cs_sa_sparse_fn for kind 1 / kind 2 text, or NULL */
+    Py_ssize_t sparse2_min;   /* the shortest kind 2 text sparse2 takes (its block) */
+    /* nibble classes for cs_sa_nibbles2: a BMP character c can be in an option only
+     * if nib[0][lo & 15] & nib[1][lo >> 4] & nib[2][hi & 15] & nib[3][hi >> 4] != 0,
+     * lo and hi being its bytes (each table twice: one per 128-bit lane) */
+    uint8_t nib[4][32];
 } cs_sa;
 
 CS_UNUSED static void cs_sa_free(cs_sa *A)
@@ -1286,6 +1291,102 @@ CS_UNUSED static cs_sa_sparse_fn cs_sa_pick(int kind, int na)
 }
 #endif
 
+#if defined(CS_SA_SSE2) && defined(__GNUC__) && !defined(COSCORE_NO_CLONES)
+#  include <immintrin.h>
+#  define CS_SA_NIBBLES 1
+/*
+ * A prefilter for kind 2 text whatever the alphabet's size, in the manner of
+ * Hyperscan's "shufti": the alphabet's BMP characters are spread over 8
+ * classes (bits), and each byte of a character looks up the classes its low
+ * and high nibbles allow (a 16-entry table per nibble, one vpshufb each). A
+ * character of the alphabet always passes; others rarely do, and any that
+ * pass are only candidates: their mask (0 for a character in no option)
+ * decides. 16 characters per step; the update then runs at the candidates
+ * only, exactly as in CS_SA_SPARSE. Needs AVX2 (checked once, at build).
+ */
+__attribute__((target("avx2")))
+CS_UNUSED static void cs_sa_nibbles2(const cs_sa *A, const uint16_t *p, Py_ssize_t n, uint64_t *d, uint64_t *f)
+{
+    const __m256i t0 = _mm256_loadu_si256((const __m256i *)A->nib[0]);
+    const __m256i t1 = _mm256_loadu_si256((const __m256i *)A->nib[1]);
+    const __m256i t2 = _mm256_loadu_si256((const __m256i *)A->nib[2]);
+    const __m256i t3 = _mm256_loadu_si256((const __m256i *)A->nib[3]);
+    const __m256i low4 = _mm256_set1_epi8(0x0F), low8 = _mm256_set1_epi16(0x00FF), zero = _mm256_setzero_si256();
+    const uint64_t *B = A->B;
+    const cs_cpmap *m = &A->map;
+    uint64_t d0 = d[0], d1 = d[1], f0 = f[0], f1 = f[1];
+    const uint64_t s0 = A->start[0], s1 = A->start[1];
+    Py_ssize_t i, prev = -1;  /* the last position updated (-1: the one before p) */
+    for (i = 0; i < n; i += 16) {
+        Py_ssize_t base = i < n - 16 ? i : n - 16;  /* the last block overlaps */
+        __m256i v = _mm256_loadu_si256((const __m256i *)(p + base));
+        __m256i lo = _mm256_and_si256(v, low8), hi = _mm256_srli_epi16(v, 8);
+        __m256i cl = _mm256_and_si256(_mm256_shuffle_epi8(t0, _mm256_and_si256(lo, low4)),
+                                      _mm256_shuffle_epi8(t1, _mm256_srli_epi16(lo, 4)));
+        __m256i ch = _mm256_and_si256(_mm256_shuffle_epi8(t2, _mm256_and_si256(hi, low4)),
+                                      _mm256_shuffle_epi8(t3, _mm256_srli_epi16(hi, 4)));
+        __m256i none = _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_and_si256(cl, ch), low8), zero);
+        uint32_t bits = ~(uint32_t)_mm256_movemask_epi8(none) & 0x55555555u & (0xFFFFFFFFu << ((i - base) * 2));
+        while (bits) {
+            Py_ssize_t c = base + (Py_ssize_t)(__builtin_ctz(bits) >> 1);
+            bits &= bits - 1;
+            if (c != prev + 1) { d0 = 0; d1 = 0; }  /* a gap cleared the state */
+            prev = c;
+            if (A->words == 1) {
+                d0 = ((d0 << 1) | s0) & B[cs_lookup_bmp(m, p[c])]; f0 |= d0;
+            } else {
+                const uint64_t *b = B + 2 * (size_t)cs_lookup_bmp(m, p[c]);
+                d1 = ((d1 << 1) | (d0 >> 63) | s1) & b[1];
+                d0 = ((d0 << 1) | s0) & b[0];
+                f0 |= d0; f1 |= d1;
+            }
+        }
+    }
+    if (prev != n - 1) { d0 = 0; d1 = 0; }
+    d[0] = d0; d[1] = d1; f[0] = f0; f[1] = f1;
+}
+#endif
+
+/* Use cs_sa_nibbles2 for kind 2 text when the CPU has AVX2 and the compare
+ * prefilter would test more than CS_SA_NIBBLES_MIN characters (or none):
+ * cps[0 .. n - 1] are the alphabet's code points (any order). */
+#define CS_SA_NIBBLES_MIN 4
+#define CS_SA_NIBBLES_MAX 128   /* option characters: <= 128 (the state's bits) */
+CS_UNUSED static void cs_sa_nibbles(cs_sa *A, const uint32_t *cps, Py_ssize_t n)
+{
+#ifdef CS_SA_NIBBLES
+    uint32_t bmp[CS_SA_NIBBLES_MAX];
+    Py_ssize_t k, nb = 0;
+    int lane;
+    if (A->sparse2 && A->n_alpha2 <= CS_SA_NIBBLES_MIN) return;
+    if (!__builtin_cpu_supports("avx2")) return;
+    for (k = 0; k < n; k++)
+        if (cps[k] < 0x10000u && nb < CS_SA_NIBBLES_MAX) bmp[nb++] = cps[k];
+    if (nb == 0) return;  /* no BMP character: cs_sa_scan returns early for kind 2 */
+    /* sorted, so that neighbours (often sharing their high byte) share a class */
+    for (k = 1; k < nb; k++) {
+        uint32_t c = bmp[k];
+        Py_ssize_t j = k;
+        while (j > 0 && bmp[j - 1] > c) { bmp[j] = bmp[j - 1]; j--; }
+        bmp[j] = c;
+    }
+    memset(A->nib, 0, sizeof(A->nib));
+    for (k = 0; k < nb; k++) {
+        uint8_t bit = (uint8_t)(1u << (k * 8 / nb)), lo = (uint8_t)(bmp[k] & 0xFF), hi = (uint8_t)(bmp[k] >> 8);
+        for (lane = 0; lane < 32; lane += 16) {
+            A->nib[0][lane + (lo & 15)] |= bit;
+            A->nib[1][lane + (lo >> 4)] |= bit;
+            A->nib[2][lane + (hi & 15)] |= bit;
+            A->nib[3][lane + (hi >> 4)] |= bit;
+        }
+    }
+    A->sparse2 = (void *)cs_sa_nibbles2;
+    A->sparse2_min = 16;
+#else
+    (void)A; (void)cps; (void)n;
+#endif
+}
+
 /* Fill the prefilter from alpha[0 .. n_alpha2 - 1] (n_alpha1 of them < 0x100
  * first); n_alpha1 / n_alpha2 = -1: too many for the prefilter. */
 CS_UNUSED static void cs_sa_prefilter(cs_sa *A)
@@ -1295,6 +1396,7 @@ CS_UNUSED static void cs_sa_prefilter(cs_sa *A)
     uint16_t first = A->alpha[0];
     A->sparse1 = A->n_alpha1 > 0 ? (void *)cs_sa_pick(1, A->n_alpha1) : NULL;
     A->sparse2 = A->n_alpha2 > 0 ? (void *)cs_sa_pick(2, A->n_alpha2) : NULL;
+    A->sparse2_min = 8;
     for (j = 0; j < CS_SA_VMAX; j++)   /* kind 1: the code points < 0x100, padded */
         A->alpha1[j] = (uint8_t)(A->n_alpha1 > 0 ? A->alpha[j < A->n_alpha1 ? j : 0] : 0);
     for (j = m; j < CS_SA_VMAX; j++) A->alpha[j] = first;
@@ -1317,7 +1419,7 @@ CS_UNUSED static Py_ssize_t cs_sa_scan(const cs_sa *A, const cs_text *t, unsigne
 #ifdef CS_SA_SSE2
     if ((t->kind == 1 && A->n_alpha1 == 0) || (t->kind == 2 && A->n_alpha2 == 0))
         return 0;   /* no character of t can be in an option */
-    if ((t->kind == 1 && A->sparse1 && n >= 16) || (t->kind == 2 && A->sparse2 && n >= 8)) {
+    if ((t->kind == 1 && A->sparse1 && n >= 16) || (t->kind == 2 && A->sparse2 && n >= A->sparse2_min)) {
         cs_sa_sparse_fn sparse = (cs_sa_sparse_fn)(t->kind == 1 ? A->sparse1 : A->sparse2);
         /* blocks of >= 1024 characters, then check whether every slot is hit */
         Py_ssize_t done = 0;

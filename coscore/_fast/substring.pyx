@@ -57,6 +57,7 @@ cdef extern from "_kernels.h" nogil:
     void cs_sa_free(cs_sa *A)
     Py_ssize_t cs_sa_scan(const cs_sa *A, const cs_text *t, unsigned char *hit)
     void cs_sa_prefilter(cs_sa *A)
+    void cs_sa_nibbles(cs_sa *A, const uint32_t *cps, Py_ssize_t n)
     int cs_sa_direct(cs_sa *A)
 
 cdef enum:
@@ -79,6 +80,18 @@ cdef Py_ssize_t _sa_bits = 128
 
 
 _BIT = tuple(1 << b for b in range(64))   # Python ints: bit 63 does not fit a C long
+
+
+cdef bint _nibbles = True
+
+
+def _set_nibbles(bint on):
+    """Testing hook: whether scanners built afterwards may use the AVX2 nibble-class
+    prefilter for UCS-2 text. Returns the previous setting."""
+    global _nibbles
+    cdef bint old = _nibbles
+    _nibbles = on
+    return old
 
 
 def _set_shift_and_bits(Py_ssize_t bits):
@@ -264,6 +277,8 @@ cdef class SubstringScanner:
                 i += 1
             if cs_cpmap_build(&self.SA.map, cps, ids, nmap) != 0:
                 raise MemoryError()
+            if _nibbles:
+                cs_sa_nibbles(&self.SA, cps, nmap)
             if cs_sa_direct(&self.SA) != 0:
                 raise MemoryError()
             ok = True
