@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 #: Answers per chunk: large enough to amortise per-chunk costs, small enough to bound memory.
 DEFAULT_CHUNK_SIZE = 16_384
+#: The fewest answers worth handing to another thread.
+_MIN_SHARE = 4_096
 
 
 class ColumnarPlan:
@@ -246,6 +248,17 @@ def concat(rule: "Rule", batches: list["Batch"]) -> "Batch":
     return Batch(joined_scores, errors, combos)
 
 
+def _even_chunks(n: int, workers: int) -> int:
+    """A chunk size near :data:`DEFAULT_CHUNK_SIZE` that cuts ``n`` answers into a multiple
+    of ``workers`` chunks of equal size, so that no worker is left with the tail alone."""
+    if workers <= 1:
+        return DEFAULT_CHUNK_SIZE
+    count = max(1, round(n / DEFAULT_CHUNK_SIZE))
+    if count > 1 or n >= workers * _MIN_SHARE:  # else one chunk: threads would not pay off
+        count = -(-count // workers) * workers
+    return max(1, -(-n // count))
+
+
 def score_many(rule: "Rule", answers: Iterable["AnswerLike"], jobs: int = 1, chunk_size: int | None = None) -> "Batch":
     """Score ``answers`` with ``rule`` into one :class:`Batch` (input order kept).
 
@@ -254,16 +267,18 @@ def score_many(rule: "Rule", answers: Iterable["AnswerLike"], jobs: int = 1, chu
     chunk (memory: ``jobs`` chunks plus the result) and the chunks joined at the end.
     """
     workers = _workers(jobs)
-    if chunk_size is None:  # threads share the GIL-held steps better over larger chunks
-        chunk_size = DEFAULT_CHUNK_SIZE if workers <= 1 else 2 * DEFAULT_CHUNK_SIZE
     if not isinstance(answers, list):
+        if chunk_size is None:  # threads share the GIL-held steps better over larger chunks
+            chunk_size = DEFAULT_CHUNK_SIZE if workers <= 1 else 2 * DEFAULT_CHUNK_SIZE
         return concat(rule, list(score_chunks(rule, answers, chunk_size, jobs)))
+    n = len(answers)
+    if chunk_size is None:
+        chunk_size = _even_chunks(n, workers)
     if chunk_size < 1:
         raise ValueError("chunk_size must be at least 1")
     from .rule import Batch
 
     tune_malloc()
-    n = len(answers)
     scores = np.empty(n)
     combos = {cid: np.empty(n) for cid in rule.combo_ids}
     errors: list[str | None] = [None] * n
