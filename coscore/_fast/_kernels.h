@@ -1231,15 +1231,32 @@ CS_INLINE Py_ssize_t cs_sa_slots(const cs_sa *A, uint64_t f0, uint64_t f1, unsig
  * and *f carry the state: on entry as after the character before p[0], on
  * return as after p[n - 1].
  */
+/* The update at position c (character ch) when the prefilter skipped to it: a
+ * gap since *prev, the last position updated, means characters in no option
+ * cleared the state (d0, d1; f0, f1 collect the prefixes found). */
+CS_INLINE void cs_sa_at(const cs_sa *A, uint32_t ch, Py_ssize_t c, Py_ssize_t *prev,
+                        uint64_t *d0, uint64_t *d1, uint64_t *f0, uint64_t *f1)
+{
+    uint32_t id = cs_lookup_bmp(&A->map, ch);
+    if (c != *prev + 1) { *d0 = 0; *d1 = 0; }
+    *prev = c;
+    if (A->words == 1) {
+        *d0 = ((*d0 << 1) | A->start[0]) & A->B[id];
+        *f0 |= *d0;
+    } else {
+        const uint64_t *b = A->B + 2 * (size_t)id;
+        *d1 = ((*d1 << 1) | (*d0 >> 63) | A->start[1]) & b[1];
+        *d0 = ((*d0 << 1) | A->start[0]) & b[0];
+        *f0 |= *d0; *f1 |= *d1;
+    }
+}
+
 #define CS_SA_SPARSE(NAME, CT, LANES, SET1, CMPEQ, MASKBITS, STEP, K, ARR)             \
 CS_UNUSED static void NAME(const cs_sa *A, const CT *p, Py_ssize_t n, uint64_t *d, uint64_t *f) \
 {                                                                                      \
     const int na = K;  /* the alphabet, padded to K with repeats of its first entry */ \
     __m128i av[CS_SA_VMAX];                                                            \
-    const uint64_t *B = A->B;                                                          \
-    const cs_cpmap *m = &A->map;                                                       \
     uint64_t d0 = d[0], d1 = d[1], f0 = f[0], f1 = f[1];                               \
-    const uint64_t s0 = A->start[0], s1 = A->start[1];                                 \
     Py_ssize_t i, prev = -1;  /* the last position updated (-1: the one before p) */   \
     int j;                                                                             \
     for (j = 0; j < na; j++) av[j] = SET1(A->ARR[j]);                                  \
@@ -1252,16 +1269,7 @@ CS_UNUSED static void NAME(const cs_sa *A, const CT *p, Py_ssize_t n, uint64_t *
         while (bits) {  /* only the positions whose character is in an option */       \
             Py_ssize_t c = base + (Py_ssize_t)(__builtin_ctz(bits) / STEP);            \
             bits &= bits - 1;                                                          \
-            if (c != prev + 1) { d0 = 0; d1 = 0; }  /* a gap cleared the state */      \
-            prev = c;                                                                  \
-            if (A->words == 1) {                                                       \
-                d0 = ((d0 << 1) | s0) & B[cs_lookup_bmp(m, p[c])]; f0 |= d0;           \
-            } else {                                                                   \
-                const uint64_t *b = B + 2 * (size_t)cs_lookup_bmp(m, p[c]);            \
-                d1 = ((d1 << 1) | (d0 >> 63) | s1) & b[1];                             \
-                d0 = ((d0 << 1) | s0) & b[0];                                          \
-                f0 |= d0; f1 |= d1;                                                    \
-            }                                                                          \
+            cs_sa_at(A, p[c], c, &prev, &d0, &d1, &f0, &f1);                           \
         }                                                                              \
     }                                                                                  \
     if (prev != n - 1) { d0 = 0; d1 = 0; }                                             \
@@ -1312,10 +1320,7 @@ CS_UNUSED static void cs_sa_nibbles2(const cs_sa *A, const uint16_t *p, Py_ssize
     const __m256i t2 = _mm256_loadu_si256((const __m256i *)A->nib[2]);
     const __m256i t3 = _mm256_loadu_si256((const __m256i *)A->nib[3]);
     const __m256i low4 = _mm256_set1_epi8(0x0F), low8 = _mm256_set1_epi16(0x00FF), zero = _mm256_setzero_si256();
-    const uint64_t *B = A->B;
-    const cs_cpmap *m = &A->map;
     uint64_t d0 = d[0], d1 = d[1], f0 = f[0], f1 = f[1];
-    const uint64_t s0 = A->start[0], s1 = A->start[1];
     Py_ssize_t i, prev = -1;  /* the last position updated (-1: the one before p) */
     for (i = 0; i < n; i += 16) {
         Py_ssize_t base = i < n - 16 ? i : n - 16;  /* the last block overlaps */
@@ -1330,16 +1335,7 @@ CS_UNUSED static void cs_sa_nibbles2(const cs_sa *A, const uint16_t *p, Py_ssize
         while (bits) {
             Py_ssize_t c = base + (Py_ssize_t)(__builtin_ctz(bits) >> 1);
             bits &= bits - 1;
-            if (c != prev + 1) { d0 = 0; d1 = 0; }  /* a gap cleared the state */
-            prev = c;
-            if (A->words == 1) {
-                d0 = ((d0 << 1) | s0) & B[cs_lookup_bmp(m, p[c])]; f0 |= d0;
-            } else {
-                const uint64_t *b = B + 2 * (size_t)cs_lookup_bmp(m, p[c]);
-                d1 = ((d1 << 1) | (d0 >> 63) | s1) & b[1];
-                d0 = ((d0 << 1) | s0) & b[0];
-                f0 |= d0; f1 |= d1;
-            }
+            cs_sa_at(A, p[c], c, &prev, &d0, &d1, &f0, &f1);
         }
     }
     if (prev != n - 1) { d0 = 0; d1 = 0; }

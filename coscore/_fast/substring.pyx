@@ -466,61 +466,35 @@ cdef class SubstringScanner:
     def count_many(self, strings):
         """count() of every string, as an int64 numpy array."""
         cdef object seq = _as_seq(strings)
-        cdef Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), i, b0, b1, ns = self.n_slots, per
-        cdef PyObject **items = PySequence_Fast_ITEMS(seq)
+        cdef Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), i, ns = self.n_slots
         cdef cs_text *texts = NULL
         cdef unsigned char *hits = NULL
+        if self.kernel == _KERNEL_IN or self.has_tails:   # groups to finish with the GIL
+            return self.count_many_parts(seq, (self.n_groups,))[0]
         out = np.zeros(n, dtype=np.int64)
         cdef long long[::1] ov = out
         if n == 0:
             return out
         texts = _texts(seq)
-        try:
-            if self.kernel == _KERNEL_IN:
-                hits = <unsigned char *>malloc(ns + 1)
-                if hits == NULL:
-                    raise MemoryError()
-                for i in range(n):
-                    memset(hits, 0, ns)
-                    if ns:
-                        self._slots_slow(PyUnicode_FromObject(<object>items[i]), hits)
-                    ov[i] = self._finish(<object>items[i], hits)
-                return out
-            if not self.has_tails:   # the whole batch in one nogil pass
-                if self.kernel == _KERNEL_SA:
-                    with nogil:
-                        for i in range(n):
-                            cs_prefetch_ahead(texts, i, n)
-                            ov[i] = cs_sa_scan(&self.SA, &texts[i], NULL)
-                    return out
-                hits = <unsigned char *>malloc(ns + 1)   # the automaton marks slots it found
-                if hits == NULL:
-                    raise MemoryError()
+        try:   # the whole batch in one nogil pass
+            if self.kernel == _KERNEL_SA:
                 with nogil:
                     for i in range(n):
                         cs_prefetch_ahead(texts, i, n)
-                        memset(hits, 0, ns)
-                        ov[i] = cs_ac_scan(&self.A, &texts[i], hits)
+                        ov[i] = cs_sa_scan(&self.SA, &texts[i], NULL)
                 return out
-            per = max(1, min(n, _HIT_BYTES // max(ns, 1)))
-            hits = <unsigned char *>malloc(per * ns + 1)
+            hits = <unsigned char *>malloc(ns + 1)   # the automaton marks slots it found
             if hits == NULL:
                 raise MemoryError()
-            b0 = 0
-            while b0 < n:
-                b1 = min(n, b0 + per)
-                with nogil:
-                    memset(hits, 0, (b1 - b0) * ns)
-                    for i in range(b0, b1):
-                        cs_prefetch_ahead(texts, i, n)
-                        self._scan(&texts[i], hits + (i - b0) * ns)
-                for i in range(b0, b1):
-                    ov[i] = self._finish(<object>items[i], hits + (i - b0) * ns)
-                b0 = b1
+            with nogil:
+                for i in range(n):
+                    cs_prefetch_ahead(texts, i, n)
+                    memset(hits, 0, ns)
+                    ov[i] = cs_ac_scan(&self.A, &texts[i], hits)
+            return out
         finally:
             free(texts)
             free(hits)
-        return out
 
     def count_many_parts(self, strings, parts):
         """count_many() split by consecutive runs of groups, in one scan per string:
