@@ -68,3 +68,4 @@ cdef inline cs_text *_texts(object seq) except NULL:
         free(texts)
         raise
     return texts
+
