@@ -150,8 +150,10 @@ def score_chunk(rule: "Rule", answers: list, start: int = 0, stop: int | None = 
                 distinct, inverse = dedup_strings(joined_column(rows))
             else:
                 distinct, inverse = dedup_answers(rows)
+            if len(distinct) == n:  # all distinct (these keep the order): row i is distinct i
+                inverse = None
         total, results, flag_distinct = columnar.run(distinct, view, raw)
-        if len(distinct) == n:  # all distinct: ``inverse`` is the identity
+        if inverse is None:
             scores, combos = total, results
             flag |= flag_distinct
         else:

@@ -202,6 +202,38 @@ def test_duplicates_are_scored_once():
     assert calls == [["a", "b"]]
 
 
+def test_joined_texts_moved_last_still_line_up():
+    # every text distinct, but the ones joined from several blanks are found after the
+    # others: the rows must not be taken in the order of the distinct texts
+    rule = coscore.compile({
+        "atoms": {"0": {"type": "SM", "desc": "a,b"}, "1": {"type": "OP", "desc": "0:ab"}},
+        "combos": {"A": {"combo": "M(0, T('*')) * 10 + M(1, T('*'))", "score": 1, "mode": "value"}},
+        "comboMode": "ADD",
+    })
+    assert rule._plan.key == "*" and rule._plan.units
+    answers = [["a"], ["b", "x"], ["ab"], ["x", "y", "b"], ["bb"], "ba", ["xab"]]
+    _same(rule, answers, rule.score_many(answers))
+    _same(rule, answers * 3, rule.score_many(answers * 3))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    blanks=st.lists(st.lists(st.sampled_from(["a", "b", "ab", "", "x", "爱国", "ba"]), min_size=0, max_size=3), max_size=40),
+    key=st.sampled_from(["'*'", "0", "1", "-1"]),
+)
+def test_rules_reading_one_text_agree_on_both_paths(blanks, key):
+    rule = coscore.compile({
+        "atoms": {"0": {"type": "SM", "desc": "a,b|爱"}, "1": {"type": "OP", "desc": "0.2:ab,国"}, "2": {"type": "SM", "desc": "x,~a|b"},
+                  "3": {"type": "CS", "desc": "0.1:ba"}, "4": {"type": "SM", "desc": "ab"}},
+        "combos": {"A": {"combo": f"M(0, T({key})) * 10 + M(1, T({key})) + M(4, T({key}))", "score": 1, "mode": "value"},
+                   "B": {"combo": f"G(2, T({key})) or M(3, T({key}))", "score": 2, "mode": "logic"}},
+        "comboMode": "ADD",
+    })
+    assert rule._plan.key is not None
+    answers = [b[0] if len(b) == 1 and i % 2 else tuple(b) if i % 3 == 0 else b for i, b in enumerate(blanks)]
+    _same(rule, answers, rule.score_many(answers))
+
+
 def test_first_pass_units_equal_separate_kernel_passes():
     rule = coscore.compile({
         "atoms": {"0": {"type": "SM", "desc": "a,b|c"}, "1": {"type": "SM", "desc": "c,~a|b"}, "2": {"type": "OP", "desc": "0.3:abc,ca"},
@@ -241,7 +273,7 @@ def test_distinct_texts_checks_picks_and_dedups_in_one_pass():
     def texts(answers, key):
         distinct, inverse, missing, odd, raw = distinct_texts(answers, key)
         assert raw is None
-        return [distinct[i] for i in inverse], missing, odd
+        return [distinct[i] for i in (range(len(answers)) if inverse is None else inverse)], missing, odd
 
     answers = ["a", ["b", "c"], ("d", "e", "f"), [], ["g"], None, ["h", 2]]
     column, missing, odd = texts(answers, 1)
@@ -252,7 +284,7 @@ def test_distinct_texts_checks_picks_and_dedups_in_one_pass():
     column, missing, odd = texts(answers[:2], -1)
     assert column == ["a", "c"] and missing is None and odd == []
     distinct, inverse, missing, odd, raw = distinct_texts([], 0)
-    assert distinct == [] and len(inverse) == 0 and missing is None and odd == [] and raw is None
+    assert distinct == [] and inverse is None and missing is None and odd == [] and raw is None
 
 
 def test_blank_numbers_beyond_any_index_fail_per_answer():

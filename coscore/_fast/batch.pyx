@@ -192,7 +192,8 @@ def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None, units=None)
     - ``distinct``: the distinct texts (``answers`` itself when every answer is a
       distinct ``str`` and ``key`` is ``0`` or ``-1``), in first-occurrence order,
       except that texts joined from several blanks come after the others;
-    - ``inverse``: each answer's position among them (an intp array);
+    - ``inverse``: each answer's position among them (an intp array), or ``None`` when
+      that is the answer's own position (every text distinct, none moved last);
     - ``missing``: a bool mask of the well-formed answers without blank ``key`` (their
       text is ``""``), or ``None`` when there are none;
     - ``odd``: the positions of answers that are not a ``str`` or a list/tuple of
@@ -239,7 +240,7 @@ def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None, units=None)
         n_rows += (<const cs_unit *>PyCapsule_GetPointer(cap, CS_UNIT_CAPSULE)).k
     results = np.zeros((n_rows, m), dtype=np.float64) if units is not None else None
     if m == 0:
-        return [], inverse, None, [], results
+        return [], None, None, [], results
     cdef unsigned char[::1] miss = missing.view(np.uint8)
     cdef Py_ssize_t[::1] idx = inverse
     cdef double[:, ::1] rv
@@ -299,6 +300,8 @@ def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None, units=None)
         found = [i for i in range(m) if odd[i]] if n_odd else []
         if results is not None and n_distinct < m:
             results = results[:, :n_distinct]
+        if n_distinct == m and not late:
+            inverse = None
         return distinct, inverse, (missing if lacking else None), found, results
     finally:
         free(T.table)
