@@ -282,8 +282,9 @@ def score_many(rule: "Rule", answers: Iterable["AnswerLike"], jobs: int = 1, chu
     """Score ``answers`` with ``rule`` into one :class:`Batch` (input order kept).
 
     A list is scored straight into result arrays allocated once, chunk by chunk, each
-    worker cutting and storing its own chunks; any other iterable is read chunk by
-    chunk (memory: ``jobs`` chunks plus the result) and the chunks joined at the end.
+    worker reading its chunks in place (``jobs > 1``: equal chunks, a multiple of the
+    workers); any other iterable is read chunk by chunk (memory: ``jobs`` chunks plus
+    the result) and the chunks joined at the end.
     """
     workers = _workers(jobs)
     if not isinstance(answers, list):
