@@ -102,8 +102,8 @@ def test_iterables_chunks_and_jobs_keep_order():
     assert any(e is not None for e in reference.errors)
     for jobs in (1, 2, -1):
         for chunk_size in (1, 7, 1000, None):
-            for given in (iter(answers), answers):   # read chunk by chunk; a list, into arrays at once
-                batch = rule.score_many(given, jobs=jobs, chunk_size=chunk_size)
+            for source in (iter(answers), answers):   # read chunk by chunk; a list, into arrays at once
+                batch = rule.score_many(source, jobs=jobs, chunk_size=chunk_size)
                 np.testing.assert_array_equal(batch.scores, reference.scores)
                 np.testing.assert_array_equal(batch.combos["A"], reference.combos["A"])
                 assert batch.errors == reference.errors
@@ -188,7 +188,7 @@ def test_duplicates_are_scored_once():
     answers = [["a"], "a", ("a",), ["b"], ["a"]] * 100
     from coscore._fast.batch import distinct_texts
 
-    distinct, inverse, _, _, raw = distinct_texts(answers, 0, units=rule._plan.capsules)
+    distinct, _, _, _, raw = distinct_texts(answers, 0, units=rule._plan.capsules)
     assert distinct == ["a", "b"] and raw.tolist() == [[1.0, 0.0]]
     assert rule.score_many(answers).scores.tolist() == [1, 1, 1, 0, 1] * 100
     # any other text: the atom sees each distinct string once, in one call
