@@ -290,20 +290,27 @@ def _build_call(node: Call) -> ColumnFn:
     return upper
 
 
-def substring_groups(trees: list[Node], atoms: Mapping) -> dict:
-    """``{(atom id, text key): SubstringGroup}`` for the SM atoms that ``trees`` call on
-    the same text (two or more per text, whose options fit one bit-parallel scan). Atoms
-    with ``!``/``~`` options are grouped apart from the others, which the engine's first
-    pass can then scan (see :func:`first_pass_units`)."""
-    from ..atoms import SubstringGroup
-
-    by_text: dict = {}
+def _atom_calls(trees: list[Node], atoms: Mapping):
+    """``(atom, text key)`` of every ``G``/``M`` call in ``trees`` on an atom that exists."""
     for tree in trees:
         for node in walk(tree):
             if isinstance(node, Call) and node.op in "GM":
                 atom = atoms.get(str(node.args[0].value))
-                if atom is not None and atom.kind == "SM":
-                    by_text.setdefault((_text_key(node.args[1]), atom.unit() is None), {})[atom.id] = atom
+                if atom is not None:
+                    yield atom, _text_key(node.args[1])
+
+
+def substring_groups(trees: list[Node], atoms: Mapping) -> dict:
+    """``{(atom id, text key): SubstringGroup}`` for the SM atoms that ``trees`` call on
+    the same text (two or more per text, whose options fit one bit-parallel scan). Atoms
+    with ``!``/``~`` options (no kernel unit) are grouped apart from the others, which the
+    engine's first pass can then scan (see :func:`first_pass_units`)."""
+    from ..atoms import SubstringGroup
+
+    by_text: dict = {}
+    for atom, text_key in _atom_calls(trees, atoms):
+        if atom.kind == "SM":
+            by_text.setdefault((text_key, atom.unit() is None), {})[atom.id] = atom
     groups = {}
     for (text_key, _), found in by_text.items():
         if len(found) > 1:
@@ -322,22 +329,15 @@ def first_pass_units(trees: list[Node], atoms: Mapping, groups: Mapping, text_ke
     from ..atoms import SubstringGroup
 
     found, seen = [], set()
-    for tree in trees:
-        for node in walk(tree):
-            if not (isinstance(node, Call) and node.op in "GM"):
-                continue
-            text_key = _text_key(node.args[1])
-            atom = atoms.get(str(node.args[0].value))
-            if text_key not in text_keys or atom is None:
-                continue
-            source = groups.get((atom.id, text_key), atom)
-            if (id(source), text_key) in seen:
-                continue
-            seen.add((id(source), text_key))
-            unit = source.unit()
-            if unit is not None:
-                rows = len(source.ids) if isinstance(source, SubstringGroup) else 1
-                found.append((unit, source, text_key, rows))
+    for atom, text_key in _atom_calls(trees, atoms):
+        source = groups.get((atom.id, text_key), atom)
+        if text_key not in text_keys or (id(source), text_key) in seen:
+            continue
+        seen.add((id(source), text_key))
+        unit = source.unit()
+        if unit is not None:
+            rows = len(source.ids) if isinstance(source, SubstringGroup) else 1
+            found.append((unit, source, text_key, rows))
     return found
 
 
