@@ -49,16 +49,6 @@ class Atom:
         """``(hits, values)`` for many strings: a bool array and a float64 array."""
         raise NotImplementedError
 
-    def unit(self) -> object | None:
-        """This atom's kernel as a unit the engine's first pass over a batch can run on
-        each distinct text (see :func:`coscore._fast.batch.distinct_texts`), or ``None``.
-        :meth:`results` turns the unit's one row of results into ``(hits, values)``."""
-        return None
-
-    def results(self, raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(hits, values)`` from the kernel's raw results (see :meth:`unit`)."""
-        raise NotImplementedError
-
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.id} {self.kind} {self.desc[:40]!r}>"
 
@@ -100,13 +90,7 @@ class SubstringMatch(Atom):
         return (count > 0, count)
 
     def evaluate_many(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        return self.results(self._scanner.count_many(texts))
-
-    def unit(self) -> object | None:
-        return self._scanner.unit()
-
-    def results(self, raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return _counted(raw)
+        return _counted(self._scanner.count_many(texts))
 
 
 def _counted(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -131,15 +115,8 @@ class SubstringGroup:
 
     def evaluate_many(self, texts: Sequence[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Each atom's ``(hits, values)`` over ``texts``, as :meth:`Atom.evaluate_many` gives them."""
-        return self.results(self._scanner.count_many_parts(texts, self._parts))
-
-    def unit(self) -> object | None:
-        """The joined scan as a unit with one row per atom (see :meth:`Atom.unit`)."""
-        return self._scanner.unit(self._parts)
-
-    def results(self, raw: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """Each atom's ``(hits, values)`` from the unit's rows."""
-        return {atom_id: _counted(row) for atom_id, row in zip(self.ids, raw)}
+        counts = self._scanner.count_many_parts(texts, self._parts)
+        return {atom_id: _counted(row) for atom_id, row in zip(self.ids, counts)}
 
 
 class _Similarity(Atom):
@@ -157,11 +134,9 @@ class _Similarity(Atom):
         return (True, value) if value >= self.threshold else (False, 0)
 
     def evaluate_many(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        return self.results(self._scorer.best_many(texts))
-
-    def results(self, raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        hits = raw >= self.threshold
-        return hits, np.where(hits, raw, 0.0)
+        best = self._scorer.best_many(texts)
+        hits = best >= self.threshold
+        return hits, np.where(hits, best, 0.0)
 
 
 class Proximity(_Similarity):
@@ -171,9 +146,6 @@ class Proximity(_Similarity):
 
     def __init__(self, spec: AtomSpec):
         super().__init__(spec, LcsScorer(list(spec.keys)))
-
-    def unit(self) -> object | None:
-        return self._scorer.unit()
 
 
 class CharacterSimilarity(_Similarity):

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 import numpy as np
 
 from ._fast.batch import check_answers, dedup_answers, dedup_strings, distinct_texts, joined_column, tune_malloc
-from .expr.columnar import EXACT_LIMIT, BatchContext, build, column_kind, first_pass_units, substring_groups, truthy
+from .expr.columnar import EXACT_LIMIT, BatchContext, build, column_kind, substring_groups, truthy
 from .expr.nodes import BLANK_OPERATORS, Call, walk
 
 if TYPE_CHECKING:
@@ -52,30 +52,14 @@ class ColumnarPlan:
         blanks = {value for _, value in reads}
         structural = ("Q", "*") in reads or (rule.dialect == "manual" and ("L", "*") in reads)
         self.key = next(iter(blanks)) if len(blanks) == 1 and not structural else None
-        # kernels the first pass over a chunk runs itself on each distinct text it reads
-        self.units: list[tuple] = []
-        if self.key is not None:
-            names = (0, -1, "*") if self.key == 0 else (self.key,)
-            self.units = first_pass_units([c.tree for c in spec.combos], rule.atoms, self.groups, {("T", name) for name in names})
-        self.capsules = [unit for unit, *_ in self.units] or None
 
-    def run(self, answers: list, view=None, raw: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
+    def run(self, answers: list, view=None) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
         """Totals, combo results and flags for distinct, well-formed answers.
 
         With ``view`` set, each answer is a string standing for blank ``view`` (``"*"``:
-        the joined blanks) — all the rule reads; ``raw`` are then the results of
-        :attr:`units` on those strings, from the first pass."""
+        the joined blanks) — all the rule reads."""
         rule = self.rule
         ctx = BatchContext(answers, rule.atoms, rule.dialect == "manual", view, self.groups)
-        if raw is not None:
-            row = 0
-            for _, source, text_key, rows in self.units:
-                if rows == 1:
-                    ctx.atom_results(source.id, text_key, *source.results(raw[row]))
-                else:
-                    for atom_id, (hits, values) in source.results(raw[row : row + rows]).items():
-                        ctx.atom_results(atom_id, text_key, hits, values)
-                row += rows
         n = len(answers)
         flag = np.zeros(n, dtype=bool)
         results: dict[str, np.ndarray] = {}
@@ -132,12 +116,11 @@ def score_chunk(rule: "Rule", answers: list, start: int = 0, stop: int | None = 
         # answers that are not lists of strings (odd) are flagged for the reference path
         flag = np.zeros(n, dtype=bool)
         if view is not None:  # the rule reads one text per answer: no copy of the chunk needed
-            distinct, inverse, missing, odd, raw = distinct_texts(answers, view, start, stop, columnar.capsules)
+            distinct, inverse, missing, odd = distinct_texts(answers, view, start, stop)
             if missing is not None:
                 flag |= missing
             flag[odd] = True
         else:
-            raw = None
             odd, most, fewest = check_answers(answers)
             rows = answers
             if odd:
@@ -150,10 +133,8 @@ def score_chunk(rule: "Rule", answers: list, start: int = 0, stop: int | None = 
                 distinct, inverse = dedup_strings(joined_column(rows))
             else:
                 distinct, inverse = dedup_answers(rows)
-            if len(distinct) == n:  # all distinct (these keep the order): row i is distinct i
-                inverse = None
-        total, results, flag_distinct = columnar.run(distinct, view, raw)
-        if inverse is None:
+        total, results, flag_distinct = columnar.run(distinct, view)
+        if len(distinct) == n:  # all distinct: ``inverse`` is the identity
             scores, combos = total, results
             flag |= flag_distinct
         else:

@@ -541,15 +541,9 @@ answer_st = st.one_of(
 def test_distinct_texts_matches_model(answers, key):
     answers = answers + answers[::2]
     texts, missing, odd = _texts_model(answers, key)
-    units = [SubstringScanner([["a"], ["\ud800", "b"]]).unit(), LcsScorer(["ab", "\U0001F600a"]).unit()]
-    distinct, inverse, got_missing, got_odd, raw = batch_mod.distinct_texts(answers, key, units=units)
-    is_joined = [key == "*" and type(a) in (list, tuple) and len(a) > 1 and i not in odd for i, a in enumerate(answers)]
-    plain = list(dict.fromkeys(t for t, j in zip(texts, is_joined) if not j))
-    assert distinct == plain + [t for t in dict.fromkeys(texts) if t not in plain]   # texts joined from blanks last
-    assert [distinct[i] for i in (range(len(texts)) if inverse is None else inverse)] == texts
-    sm, op = SubstringScanner([["a"], ["\ud800", "b"]]), LcsScorer(["ab", "\U0001F600a"])
-    assert raw.shape == (2, len(distinct))
-    assert raw[0].tolist() == sm.count_many(distinct).tolist() and raw[1].tolist() == op.best_many(distinct).tolist()
+    distinct, inverse, got_missing, got_odd = batch_mod.distinct_texts(answers, key)
+    assert distinct == list(dict.fromkeys(texts))
+    assert [distinct[i] for i in inverse] == texts
     assert got_odd == odd
     if any(missing):
         assert got_missing.tolist() == missing
@@ -560,9 +554,7 @@ def test_distinct_texts_matches_model(answers, key):
     start, stop = len(answers) // 3, len(answers) - len(answers) // 4   # a window: as if sliced
     window = batch_mod.distinct_texts(answers, key, start, stop)
     sliced = batch_mod.distinct_texts(answers[start:stop], key)
-    assert window[4] is None
-    assert window[0] == sliced[0] and window[3] == sliced[3]
-    assert (window[1] is None and sliced[1] is None) or window[1].tolist() == sliced[1].tolist()
+    assert window[0] == sliced[0] and window[1].tolist() == sliced[1].tolist() and window[3] == sliced[3]
     assert (window[2] is None) == (sliced[2] is None)
 
 

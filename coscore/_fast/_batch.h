@@ -96,10 +96,9 @@ CSB_INLINE int csb_str_eq(PyObject *a, PyObject *b)
     return memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)n * (size_t)kind) == 0;
 }
 
-/* Prefetch the first blank of answers[i + 4] (its header and first code
- * points), and the headers of the answers 8 and 16 ahead (the answers and
- * their lists lie all over the heap; the loops over a chunk read them once
- * each). */
+/* Prefetch the first blank of answers[i + 4], and the headers of the
+ * answers 8 and 16 ahead (the answers and their lists lie all over the heap;
+ * the loops over a chunk read them once each). */
 CSB_INLINE void csb_prefetch_answers(PyObject *const *answers, Py_ssize_t i, Py_ssize_t n)
 {
     if (i + 16 < n) CSB_PREFETCH(answers[i + 16]);
@@ -110,11 +109,8 @@ CSB_INLINE void csb_prefetch_answers(PyObject *const *answers, Py_ssize_t i, Py_
     if (i + 4 < n) {
         PyObject *a = answers[i + 4];
         PyTypeObject *t = Py_TYPE(a);
-        PyObject *s = NULL;
-        if (t == &PyList_Type && Py_SIZE(a) > 0) s = ((PyListObject *)a)->ob_item[0];
-        else if (t == &PyTuple_Type && Py_SIZE(a) > 0) s = ((PyTupleObject *)a)->ob_item[0];
-        else if (t == &PyUnicode_Type) s = a;
-        if (s) { CSB_PREFETCH(s); CSB_PREFETCH((const char *)s + 64); }   /* header, first code points */
+        if (t == &PyList_Type && Py_SIZE(a) > 0) CSB_PREFETCH(((PyListObject *)a)->ob_item[0]);
+        else if (t == &PyTuple_Type && Py_SIZE(a) > 0) CSB_PREFETCH(((PyTupleObject *)a)->ob_item[0]);
     }
 }
 
@@ -279,6 +275,39 @@ static Py_ssize_t csb_pick_blanks(PyObject *const *answers, Py_ssize_t n, Py_ssi
     return lacking;
 }
 
+/* csb_check and csb_pick_blanks in one pass over the answers: odd[i] = 1 (and
+ * out[i] = `empty`) for an answer that is not well formed; returns the number
+ * of well-formed answers that lack the blank, *n_odd the number of odd ones.
+ * While each picked str's header is at hand, hashes[i] = its hash (see
+ * csb_str_hash); where out[i] is NULL (blanks to join) or a str not readable
+ * without the GIL, odd[i] = 2 instead, counted in *n_late, and hashes[i] is
+ * left for the caller. */
+static Py_ssize_t csb_check_pick(PyObject *const *answers, Py_ssize_t n, Py_ssize_t index, int joined,
+                                 PyObject *empty, PyObject **out, unsigned char *miss, unsigned char *odd,
+                                 Py_ssize_t *n_odd, uint64_t *hashes, Py_ssize_t *n_late)
+{
+    Py_ssize_t i, lacking = 0, n_bad = 0, late = 0;
+    for (i = 0; i < n; i++) {
+        int lacks = 0;
+        csb_prefetch_answers(answers, i, n);
+        if (csb_well_formed(answers[i]) < 0) {
+            odd[i] = 1;
+            out[i] = empty;
+            n_bad++;
+        } else {
+            odd[i] = 0;
+            lacks = csb_pick_one(answers[i], index, joined, empty, &out[i]);
+        }
+        miss[i] = (unsigned char)lacks;
+        lacking += lacks;
+        if (out[i] && CSB_PLAIN_STR(out[i])) hashes[i] = csb_str_hash(out[i]);
+        else { odd[i] = 2; late++; }
+    }
+    *n_odd = n_bad;
+    *n_late = late;
+    return lacking;
+}
+
 /* Fill a new list (PyList_New(m)) with new references to picked[i], leaving
  * the NULL entries NULL; returns their number. Needs the GIL. */
 static Py_ssize_t csb_fill_list(PyObject *list, PyObject *const *picked, Py_ssize_t m)
@@ -315,40 +344,27 @@ static int csb_table_init(csb_table *T, Py_ssize_t n)
     return T->table ? 0 : -1;
 }
 
-/* The position of items[i] (hash h) among the distinct items so far
- * (first[j]: the input index of distinct item j), adding it as item *m when
- * it is new (then *is_new = 1). */
-#define CSB_DEFINE_PROBE(NAME, EQ)                                                  \
-CSB_INLINE Py_ssize_t NAME(csb_table *T, PyObject *const *items, Py_ssize_t *first,  \
-                           Py_ssize_t i, uint64_t h, Py_ssize_t *m, int *is_new)    \
-{                                                                                   \
-    uint64_t low = ((uint64_t)1 << T->shift) - 1, *tab = T->table;                  \
-    uint64_t tag = h & ~low, slot = (h >> 17) & T->mask;                            \
-    for (;;) {                                                                      \
-        uint64_t e = tab[slot];                                                     \
-        if (e == 0) {                                                               \
-            tab[slot] = tag | (uint64_t)(*m + 1);                                   \
-            first[*m] = i;                                                          \
-            *is_new = 1;                                                            \
-            return (*m)++;                                                          \
-        }                                                                           \
-        if ((e & ~low) == tag) {                                                    \
-            Py_ssize_t j = (Py_ssize_t)(e & low) - 1;                               \
-            if (EQ(items[first[j]], items[i])) { *is_new = 0; return j; }           \
-        }                                                                           \
-        slot = (slot + 1) & T->mask;                                                \
-    }                                                                               \
-}
-CSB_DEFINE_PROBE(csb_probe_str, csb_str_eq)
-CSB_DEFINE_PROBE(csb_probe_answer, csb_answer_eq)
-#undef CSB_DEFINE_PROBE
-
-#define CSB_DEDUP_BODY(HASH, PROBE, PREFETCH)                                      \
+#define CSB_DEDUP_BODY(HASH, EQ, PREFETCH)                                         \
+    uint64_t low = ((uint64_t)1 << T->shift) - 1, *tab = T->table;                 \
     Py_ssize_t i, m = 0;                                                           \
-    int is_new;                                                                    \
     for (i = 0; i < n; i++) {                                                      \
+        PyObject *s = items[i];                                                    \
         PREFETCH;                                                                  \
-        idx[i] = PROBE(T, items, first, i, HASH(items[i]), &m, &is_new);           \
+        uint64_t h = HASH(s), tag = h & ~low, slot = (h >> 17) & T->mask;          \
+        for (;;) {                                                                 \
+            uint64_t e = tab[slot];                                                \
+            if (e == 0) {                                                          \
+                tab[slot] = tag | (uint64_t)(m + 1);                               \
+                first[m] = i;                                                      \
+                idx[i] = m++;                                                      \
+                break;                                                             \
+            }                                                                      \
+            if ((e & ~low) == tag) {                                               \
+                Py_ssize_t j = (Py_ssize_t)(e & low) - 1;                          \
+                if (EQ(items[first[j]], s)) { idx[i] = j; break; }                 \
+            }                                                                      \
+            slot = (slot + 1) & T->mask;                                           \
+        }                                                                          \
     }                                                                              \
     return m;
 
@@ -361,59 +377,25 @@ typedef Py_ssize_t (*csb_dedup_fn)(csb_table *T, PyObject *const *items, Py_ssiz
 static Py_ssize_t csb_dedup_strs(csb_table *T, PyObject *const *items, Py_ssize_t n,
                                  Py_ssize_t *first, Py_ssize_t *idx)
 {
-    CSB_DEDUP_BODY(csb_str_hash, csb_probe_str, if (i + 16 < n) CSB_PREFETCH(items[i + 16]))
+    CSB_DEDUP_BODY(csb_str_hash, csb_str_eq, if (i + 16 < n) CSB_PREFETCH(items[i + 16]))
+}
+
+/* csb_dedup_strs with the strings' hashes computed already (hashes[i]): the
+ * strings themselves are read only when two hashes agree. */
+static Py_ssize_t csb_dedup_hashed(csb_table *T, PyObject *const *items, const uint64_t *hashes, Py_ssize_t n,
+                                   Py_ssize_t *first, Py_ssize_t *idx)
+{
+#define CSB_GIVEN_HASH(s) hashes[i]
+    CSB_DEDUP_BODY(CSB_GIVEN_HASH, csb_str_eq, (void)0)
+#undef CSB_GIVEN_HASH
 }
 
 static Py_ssize_t csb_dedup_answers(csb_table *T, PyObject *const *items, Py_ssize_t n,
                                     Py_ssize_t *first, Py_ssize_t *idx)
 {
-    CSB_DEDUP_BODY(csb_answer_hash, csb_probe_answer, csb_prefetch_answers(items, i, n))
+    CSB_DEDUP_BODY(csb_answer_hash, csb_answer_eq, csb_prefetch_answers(items, i, n))
 }
 #undef CSB_DEDUP_BODY
-
-/* Called with each new distinct text (and its position among them). */
-typedef void (*csb_new_fn)(void *ctx, PyObject *s, Py_ssize_t j);
-
-/* csb_check, csb_pick_blanks and csb_dedup_strs in one pass over the answers:
- * odd[i] = 1 (and out[i] = `empty`) for an answer that is not well formed;
- * miss[i] = 1 (out[i] = `empty`) for one that lacks the blank; each picked str
- * is hashed and probed in T while its header is in cache (idx[i], first[],
- * *m as csb_dedup_strs gives them), and on_new (may be NULL) sees each new
- * one there and then. Where out[i] is NULL (blanks to join) or a str not
- * readable without the GIL, odd[i] = 2 instead, counted in *n_late: the caller
- * probes those (csb_probe_str) once it has made them. Returns the number of
- * well-formed answers that lack the blank, *n_odd the number of odd ones. */
-static Py_ssize_t csb_pick_distinct(PyObject *const *answers, Py_ssize_t n, Py_ssize_t index, int joined,
-                                    PyObject *empty, PyObject **out, unsigned char *miss, unsigned char *odd,
-                                    Py_ssize_t *n_odd, Py_ssize_t *n_late, csb_table *T, Py_ssize_t *first,
-                                    Py_ssize_t *idx, Py_ssize_t *m, csb_new_fn on_new, void *ctx)
-{
-    Py_ssize_t i, lacking = 0, n_bad = 0, late = 0;
-    for (i = 0; i < n; i++) {
-        int lacks = 0, is_new;
-        csb_prefetch_answers(answers, i, n);
-        if (csb_well_formed(answers[i]) < 0) {
-            odd[i] = 1;
-            out[i] = empty;
-            n_bad++;
-        } else {
-            odd[i] = 0;
-            lacks = csb_pick_one(answers[i], index, joined, empty, &out[i]);
-        }
-        miss[i] = (unsigned char)lacks;
-        lacking += lacks;
-        if (out[i] && CSB_PLAIN_STR(out[i])) {
-            idx[i] = csb_probe_str(T, out, first, i, csb_str_hash(out[i]), m, &is_new);
-            if (is_new && on_new) on_new(ctx, out[i], idx[i]);
-        } else {
-            odd[i] = 2;
-            late++;
-        }
-    }
-    *n_odd = n_bad;
-    *n_late = late;
-    return lacking;
-}
 
 /* ------------------------------------------------------------------------ */
 /* malloc tuning (glibc)                                                     */

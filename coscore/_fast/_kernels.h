@@ -31,8 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "_units.h"
-
 #if defined(__GNUC__) || defined(__clang__)
 #  define CS_INLINE static inline __attribute__((always_inline))
 #  define CS_NOINLINE static __attribute__((noinline))
@@ -1527,78 +1525,6 @@ CS_INLINE void cs_prefetch_ahead(const cs_text *texts, Py_ssize_t i, Py_ssize_t 
         CS_PREFETCH(p);
         CS_PREFETCH(p + 64);
     }
-}
-
-/* ------------------------------------------------------------------------ */
-/* units (see _units.h): one kernel run on one text, for batch.distinct_texts */
-/* ------------------------------------------------------------------------ */
-/* SM (Shift-And or Aho-Corasick, groups without '!'/'~' options): out[part *
- * stride] = the number of groups of each part the text hits. */
-CS_INLINE void cs_unit_parts(const cs_unit *u, const unsigned char *hit, double *out, Py_ssize_t stride)
-{
-    Py_ssize_t gi, part;
-    for (part = 0; part < u->k; part++) out[part * stride] = 0.0;
-    for (gi = 0; gi < u->n_groups; gi++) {
-        Py_ssize_t slot = u->group_slot[gi];
-        if (slot >= 0 && hit[slot]) out[u->part_of[gi] * stride] += 1.0;
-    }
-}
-
-CS_UNUSED static void cs_unit_sa_run(const cs_unit *u, int kind, const void *data, Py_ssize_t n,
-                                     unsigned char *scratch, double *out, Py_ssize_t stride)
-{
-    cs_text t = {kind, data, n};
-    if (u->k == 1) {   /* one part: the scan's own count */
-        out[0] = (double)cs_sa_scan((const cs_sa *)u->kernel, &t, NULL);
-        return;
-    }
-    memset(scratch, 0, (size_t)u->n_slots);
-    cs_sa_scan((const cs_sa *)u->kernel, &t, scratch);
-    cs_unit_parts(u, scratch, out, stride);
-}
-
-CS_UNUSED static void cs_unit_ac_run(const cs_unit *u, int kind, const void *data, Py_ssize_t n,
-                                     unsigned char *scratch, double *out, Py_ssize_t stride)
-{
-    cs_text t = {kind, data, n};
-    memset(scratch, 0, (size_t)u->n_slots);
-    cs_ac_scan((const cs_ac *)u->kernel, &t, scratch);
-    cs_unit_parts(u, scratch, out, stride);
-}
-
-/* Fill an SM unit: groups -> slot and -> part in `arrays` (2 * n_groups, the
- * box's), `ac`: the scanner runs the automaton rather than Shift-And. */
-CS_UNUSED static void cs_unit_sm_init(cs_unit *u, const void *kernel, int ac, Py_ssize_t n_slots,
-                                      Py_ssize_t n_groups, const Py_ssize_t *arrays, Py_ssize_t k)
-{
-    u->run = ac ? cs_unit_ac_run : cs_unit_sa_run;
-    u->kernel = kernel;
-    u->scratch_bytes = n_slots + 1;
-    u->k = k;
-    u->n_groups = n_groups;
-    u->n_slots = n_slots;
-    u->group_slot = arrays;
-    u->part_of = arrays + n_groups;
-}
-
-/* OP: out[0] = the best LCS ratio over the keys (LcsScorer.best) */
-CS_UNUSED static void cs_unit_lcs_run(const cs_unit *u, int kind, const void *data, Py_ssize_t n,
-                                      unsigned char *scratch, double *out, Py_ssize_t stride)
-{
-    cs_text t = {kind, data, n};
-    (void)stride;
-    cs_lcs_run((const cs_lcs *)u->kernel, &t, scratch);
-    out[0] = cs_lcs_best((const cs_lcs *)u->kernel, scratch);
-}
-
-CS_UNUSED static void cs_unit_lcs_init(cs_unit *u, const cs_lcs *L)
-{
-    u->run = cs_unit_lcs_run;
-    u->kernel = L;
-    u->scratch_bytes = cs_lcs_state_bytes(L);
-    u->k = 1;
-    u->n_groups = u->n_slots = 0;
-    u->group_slot = u->part_of = NULL;
 }
 
 #endif /* COSCORE_FAST_KERNELS_H */

@@ -68,4 +68,3 @@ cdef inline cs_text *_texts(object seq) except NULL:
         free(texts)
         raise
     return texts
-

@@ -12,26 +12,18 @@ from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE, PyList_New, PyList_S
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
-from cpython.pycapsule cimport PyCapsule_GetPointer
-from libc.stdint cimport uint64_t, uintptr_t
-from libc.stdlib cimport calloc, free, malloc
+from libc.stdint cimport uint64_t
+from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 import os
 
 import numpy as np
 
-from coscore._fast._units cimport CS_UNIT_CAPSULE, cs_unit, cs_unit_call
-
 cdef extern from "Python.h":
     Py_hash_t PyObject_Hash(object) except -1
     int PyUnicode_READY(object) except -1
     PyObject **PySequence_Fast_ITEMS(object)
-
-cdef extern from "Python.h" nogil:   # macros reading a str's header
-    unsigned int _KIND "PyUnicode_KIND"(PyObject *)
-    const void *_DATA "PyUnicode_DATA"(PyObject *)
-    Py_ssize_t _LENGTH "PyUnicode_GET_LENGTH"(PyObject *)
 
 cdef extern from "_batch.h" nogil:
     uint64_t csb_seed
@@ -46,13 +38,12 @@ cdef extern from "_batch.h" nogil:
     int csb_tune_malloc()
     Py_ssize_t csb_pick_blanks(PyObject **answers, Py_ssize_t n, Py_ssize_t index, bint joined,
                                PyObject *empty, PyObject **out, unsigned char *miss)
-    ctypedef void (*csb_new_fn)(void *ctx, PyObject *s, Py_ssize_t j) noexcept nogil
-    Py_ssize_t csb_pick_distinct(PyObject **answers, Py_ssize_t n, Py_ssize_t index, bint joined,
-                                 PyObject *empty, PyObject **out, unsigned char *miss, unsigned char *odd,
-                                 Py_ssize_t *n_odd, Py_ssize_t *n_late, csb_table *T, Py_ssize_t *first,
-                                 Py_ssize_t *idx, Py_ssize_t *m, csb_new_fn on_new, void *ctx)
-    Py_ssize_t csb_probe_str(csb_table *T, PyObject **items, Py_ssize_t *first, Py_ssize_t i, uint64_t h,
-                             Py_ssize_t *m, int *is_new)
+    Py_ssize_t csb_check_pick(PyObject **answers, Py_ssize_t n, Py_ssize_t index, bint joined,
+                              PyObject *empty, PyObject **out, unsigned char *miss, unsigned char *odd,
+                              Py_ssize_t *n_odd, uint64_t *hashes, Py_ssize_t *n_late)
+    Py_ssize_t csb_dedup_hashed(csb_table *T, PyObject **items, const uint64_t *hashes, Py_ssize_t n,
+                                Py_ssize_t *first, Py_ssize_t *idx)
+    void csb_prefetch_answers(PyObject **answers, Py_ssize_t i, Py_ssize_t n)
     ctypedef Py_ssize_t (*csb_dedup_fn)(csb_table *T, PyObject **items, Py_ssize_t n,
                                         Py_ssize_t *first, Py_ssize_t *idx) noexcept nogil
     Py_ssize_t csb_dedup_strs(csb_table *T, PyObject **items, Py_ssize_t n,
@@ -166,49 +157,24 @@ def blank_column(list answers, Py_ssize_t n):
         free(picked)
 
 
-cdef struct _Units:       # the units distinct_texts runs on each new text
-    Py_ssize_t n
-    const cs_unit **unit
-    unsigned char **scratch
-    Py_ssize_t *row          # the first result row of each unit
-    double *out              # results: row r of distinct text j at out[r * stride + j]
-    Py_ssize_t stride
-
-
-cdef void _run_units(void *ctx, PyObject *s, Py_ssize_t j) noexcept nogil:
-    cdef _Units *u = <_Units *>ctx
-    cdef int kind = <int>_KIND(s)
-    cdef const void *data = _DATA(s)
-    cdef Py_ssize_t n = _LENGTH(s), k
-    for k in range(u.n):
-        cs_unit_call(u.unit[k], kind, data, n, u.scratch[k], u.out + u.row[k] * u.stride + j, u.stride)
-
-
-def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None, units=None):
+def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None):
     """The one text of each answer a rule reads, deduplicated: blank ``key`` (an int,
     negative from the end) or, for ``"*"``, the blanks joined — checking the answers on
-    the way. Returns ``(distinct, inverse, missing, odd, results)``:
+    the way. Returns ``(distinct, inverse, missing, odd)``:
 
-    - ``distinct``: the distinct texts (``answers`` itself when every answer is a
-      distinct ``str`` and ``key`` is ``0`` or ``-1``), in first-occurrence order,
-      except that texts joined from several blanks come after the others;
-    - ``inverse``: each answer's position among them (an intp array), or ``None`` when
-      that is the answer's own position (every text distinct, none moved last);
+    - ``distinct``: the distinct texts in first-occurrence order (``answers`` itself
+      when every answer is a distinct ``str`` and ``key`` is ``0`` or ``-1``);
+    - ``inverse``: each answer's position among them (an intp array);
     - ``missing``: a bool mask of the well-formed answers without blank ``key`` (their
       text is ``""``), or ``None`` when there are none;
     - ``odd``: the positions of answers that are not a ``str`` or a list/tuple of
-      ``str`` (their text is ``""`` too);
-    - ``results``: with ``units`` (capsules from the kernels' ``unit()`` methods), a
-      float64 array with one row per unit result (units in order, each with its
-      ``k`` rows) and one column per distinct text; else ``None``. Each unit runs on
-      each distinct text once, as soon as it is found, while the text is in cache.
+      ``str`` (their text is ``""`` too).
 
     With ``start`` / ``stop``, only ``answers[start:stop]`` are read (positions are
-    relative to ``start``), without copying the slice. Picking, checking, hashing and
-    the units run without the GIL in one pass, and the column of all texts is never
-    built; only joining blanks (``"*"`` over answers with several) and the distinct
-    list hold it."""
-    cdef Py_ssize_t size = PyList_GET_SIZE(answers), lacking = 0, n_odd = 0, index = 0, i, late = 0, n_distinct = 0, m
+    relative to ``start``), without copying the slice. Picking, checking and hashing
+    run without the GIL, and the column of all texts is never built; only joining
+    blanks (``"*"`` over answers with several) and the distinct list hold it."""
+    cdef Py_ssize_t size = PyList_GET_SIZE(answers), lacking = 0, n_odd = 0, index = 0, i, k, n_distinct = 0, m
     cdef Py_ssize_t end = size if stop is None else stop
     if not 0 <= start <= end <= size:
         raise IndexError(f"answers[{start}:{stop}] is not within the {size} answers")
@@ -219,62 +185,30 @@ def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None, units=None)
     cdef PyObject *empty = <PyObject *>""
     cdef unsigned char *odd = NULL
     cdef Py_ssize_t *first = NULL
+    cdef uint64_t *hashes = NULL
     cdef csb_table T
-    cdef _Units U
-    cdef unsigned char **raw = NULL   # the scratch blocks as allocated (U.scratch: aligned)
-    cdef csb_new_fn on_new = NULL
-    cdef int is_new
+    cdef int failed = 0
     cdef list joins = None
     cdef object item
-    cdef list caps = list(units) if units is not None else []
-    cdef Py_ssize_t n_rows = 0
     if not joined:
         index = key
     missing = np.empty(m, dtype=bool)
     inverse = np.empty(m, dtype=np.intp)
-    U.n = len(caps)
-    U.unit = NULL
-    U.scratch = NULL
-    U.row = NULL
-    for cap in caps:
-        n_rows += (<const cs_unit *>PyCapsule_GetPointer(cap, CS_UNIT_CAPSULE)).k
-    results = np.zeros((n_rows, m), dtype=np.float64) if units is not None else None
     if m == 0:
-        return [], None, None, [], results
+        return [], inverse, None, []
     cdef unsigned char[::1] miss = missing.view(np.uint8)
     cdef Py_ssize_t[::1] idx = inverse
-    cdef double[:, ::1] rv
     T.table = NULL
     try:
-        if U.n:
-            rv = results
-            U.unit = <const cs_unit **>calloc(U.n, sizeof(cs_unit *))
-            U.scratch = <unsigned char **>calloc(U.n, sizeof(unsigned char *))
-            U.row = <Py_ssize_t *>calloc(U.n, sizeof(Py_ssize_t))
-            raw = <unsigned char **>calloc(U.n, sizeof(unsigned char *))
-            if U.unit == NULL or U.scratch == NULL or U.row == NULL or raw == NULL:
-                raise MemoryError()
-            n_rows = 0
-            for i in range(U.n):
-                U.unit[i] = <const cs_unit *>PyCapsule_GetPointer(caps[i], CS_UNIT_CAPSULE)
-                U.row[i] = n_rows
-                n_rows += U.unit[i].k
-                raw[i] = <unsigned char *>malloc(U.unit[i].scratch_bytes + 64)
-                if raw[i] == NULL:
-                    raise MemoryError()
-                U.scratch[i] = <unsigned char *>((<uintptr_t>raw[i] + 63) & ~(<uintptr_t>63))
-            U.out = &rv[0, 0]
-            U.stride = m
-            on_new = _run_units
         odd = <unsigned char *>malloc(m + 1)
         picked = <PyObject **>malloc((m + 1) * sizeof(PyObject *))
         first = <Py_ssize_t *>malloc((m + 1) * sizeof(Py_ssize_t))
-        if picked == NULL or odd == NULL or first == NULL or csb_table_init(&T, m) != 0:
+        hashes = <uint64_t *>malloc((m + 1) * sizeof(uint64_t))
+        if picked == NULL or odd == NULL or first == NULL or hashes == NULL:
             raise MemoryError()
-        with nogil:   # pick, check, hash, deduplicate and run the units in one pass
-            lacking = csb_pick_distinct(items, m, index, joined, empty, picked, &miss[0], odd, &n_odd, &late,
-                                        &T, first, &idx[0], &n_distinct, on_new, &U)
-        if late:   # blanks to join ("*"), or (before 3.12) a str not yet ready
+        with nogil:   # pick, check and hash in one pass
+            lacking = csb_check_pick(items, m, index, joined, empty, picked, &miss[0], odd, &n_odd, hashes, &k)
+        if k:   # blanks to join ("*"), or (before 3.12) a str not yet ready
             joins = []
             for i in range(m):
                 if odd[i] == 2:
@@ -284,10 +218,13 @@ def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None, units=None)
                         joins.append(item)
                         picked[i] = <PyObject *>item
                     PyUnicode_READY(<object>picked[i])
-                    idx[i] = csb_probe_str(&T, picked, first, i, <uint64_t>PyObject_Hash(<object>picked[i]),
-                                           &n_distinct, &is_new)
-                    if is_new and on_new != NULL:
-                        on_new(&U, picked[i], idx[i])
+                    hashes[i] = <uint64_t>PyObject_Hash(<object>picked[i])
+        with nogil:
+            failed = csb_table_init(&T, m)
+            if failed == 0:
+                n_distinct = csb_dedup_hashed(&T, picked, hashes, m, first, &idx[0])
+        if failed:
+            raise MemoryError()
         if m == size and n_distinct == m and n_odd == 0 and lacking == 0 and joins is None and not joined \
                 and index in (0, -1) and csb_all_str(items, m) == m:
             distinct = answers   # every answer a distinct str: the answers are their texts
@@ -298,23 +235,13 @@ def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None, units=None)
                 Py_INCREF(item)
                 PyList_SET_ITEM(distinct, i, item)
         found = [i for i in range(m) if odd[i]] if n_odd else []
-        if results is not None and n_distinct < m:
-            results = results[:, :n_distinct]
-        if n_distinct == m and not late:
-            inverse = None
-        return distinct, inverse, (missing if lacking else None), found, results
+        return distinct, inverse, (missing if lacking else None), found
     finally:
         free(T.table)
         free(picked)
         free(odd)
         free(first)
-        if raw != NULL:
-            for i in range(U.n):
-                free(raw[i])
-        free(raw)
-        free(U.scratch)
-        free(U.unit)
-        free(U.row)
+        free(hashes)
 
 
 def joined_column(list answers):

@@ -13,9 +13,6 @@ import numpy as np
 
 from cpython.object cimport PyObject
 
-from libc.stdlib cimport calloc
-
-from coscore._fast._units cimport cs_unit, cs_unit_box, cs_unit_capsule
 from coscore._fast._texts cimport (
     CS_UNICODE_READY, PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PySequence_Fast,
     PySequence_Fast_GET_SIZE, PySequence_Fast_ITEMS, _align64, _as_seq, _text, _texts, cs_cpmap,
@@ -35,7 +32,6 @@ cdef extern from "_kernels.h" nogil:
     void cs_lcs_lengths(const cs_lcs *L, const unsigned char *state, Py_ssize_t *out)
     double cs_lcs_best(const cs_lcs *L, const unsigned char *state)
     Py_ssize_t cs_dense_limit
-    void cs_unit_lcs_init(cs_unit *u, const cs_lcs *L)
 
 cdef enum:
     _NOGIL_MIN = 4096   # best() releases the GIL for answers at least this long
@@ -176,14 +172,6 @@ cdef class LcsScorer:
         finally:
             free(mem)
             free(out)
-
-    def unit(self):
-        """best() as a unit for :func:`coscore._fast.batch.distinct_texts` (a capsule)."""
-        cdef cs_unit_box *box = <cs_unit_box *>calloc(1, sizeof(cs_unit_box))
-        if box == NULL:
-            raise MemoryError()
-        cs_unit_lcs_init(&box.u, &self.L)
-        return cs_unit_capsule(box, self)
 
     def best_many(self, strings):
         """best() of every string, as a float64 numpy array."""

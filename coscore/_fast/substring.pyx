@@ -22,7 +22,6 @@ import numpy as np
 from cpython.object cimport PyObject
 from libc.stdint cimport uint64_t
 
-from coscore._fast._units cimport cs_unit, cs_unit_box, cs_unit_capsule
 from coscore._fast._texts cimport (
     CS_UNICODE_READY, PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PySequence_Fast,
     PySequence_Fast_GET_SIZE, PySequence_Fast_ITEMS, _align64, _as_seq, _text, _texts, cs_cpmap,
@@ -59,8 +58,6 @@ cdef extern from "_kernels.h" nogil:
     Py_ssize_t cs_sa_scan(const cs_sa *A, const cs_text *t, unsigned char *hit)
     void cs_sa_prefilter(cs_sa *A)
     void cs_sa_nibbles(cs_sa *A, const uint32_t *cps, Py_ssize_t n)
-    void cs_unit_sm_init(cs_unit *u, const void *kernel, int ac, Py_ssize_t n_slots,
-                         Py_ssize_t n_groups, const Py_ssize_t *arrays, Py_ssize_t k)
     int cs_sa_direct(cs_sa *A)
 
 cdef enum:
@@ -554,33 +551,3 @@ cdef class SubstringScanner:
             free(texts)
             free(hits)
         return out
-
-    def unit(self, parts=None):
-        """This scan as a unit for :func:`coscore._fast.batch.distinct_texts` (a capsule):
-        the group counts of one text, split into ``parts`` as :meth:`count_many_parts`
-        splits them (``None``: one part). ``None`` when the groups need the ordered walk
-        with the GIL ('!'/'~' options) or no automaton was built."""
-        cdef Py_ssize_t gi, k, ng = self.n_groups
-        cdef cs_unit_box *box
-        if self.kernel == _KERNEL_IN or self.has_tails:
-            return None
-        parts = (ng,) if parts is None else tuple(parts)
-        if sum(parts) != ng or any(p < 0 for p in parts):
-            raise ValueError(f"parts must add up to the {ng} groups, got {list(parts)}")
-        k = len(parts)
-        part_of = [part for part, size in enumerate(parts) for _ in range(size)]
-        box = <cs_unit_box *>calloc(1, sizeof(cs_unit_box))
-        if box == NULL:
-            raise MemoryError()
-        box.arrays = <Py_ssize_t *>malloc((2 * ng + 1) * sizeof(Py_ssize_t))
-        if box.arrays == NULL:
-            free(box)
-            raise MemoryError()
-        for gi in range(ng):
-            box.arrays[gi] = <Py_ssize_t>self.group_slot[gi]
-            box.arrays[ng + gi] = <Py_ssize_t>part_of[gi]
-        if self.kernel == _KERNEL_SA:
-            cs_unit_sm_init(&box.u, <const void *>&self.SA, 0, self.n_slots, ng, box.arrays, k)
-        else:
-            cs_unit_sm_init(&box.u, <const void *>&self.A, 1, self.n_slots, ng, box.arrays, k)
-        return cs_unit_capsule(box, self)

@@ -125,10 +125,6 @@ class BatchContext:
             self.cache[key] = column
         return column
 
-    def atom_results(self, atom_id: str, text_key, hits: np.ndarray, values: np.ndarray, flag=None) -> None:
-        """Store an atom call's results over the distinct strings of its text."""
-        self.cache[("atom", atom_id, text_key)] = (hits.astype(np.float64), values, flag)
-
     def distinct(self, text_key, strings: list) -> tuple[list, np.ndarray | None]:
         """The distinct strings of a text column and each row's position among them
         (``None``: the strings are distinct already, row ``i`` is string ``i``)."""
@@ -253,7 +249,7 @@ def _build_call(node: Call) -> ColumnFn:
                 for found_id, (hits, values) in found.items():
                     if index is not None:
                         hits, values = hits[index], values[index]
-                    ctx.atom_results(found_id, text_key, hits, values, flag)
+                    ctx.cache[("atom", found_id, text_key)] = (hits.astype(np.float64), values, flag)
                 result = ctx.cache[key]
             hits, values, flag = result
             return _NUM, hits if use_hits else values, flag
@@ -290,55 +286,25 @@ def _build_call(node: Call) -> ColumnFn:
     return upper
 
 
-def _atom_calls(trees: list[Node], atoms: Mapping):
-    """``(atom, text key)`` of every ``G``/``M`` call in ``trees`` on an atom that exists."""
+def substring_groups(trees: list[Node], atoms: Mapping) -> dict:
+    """``{(atom id, text key): SubstringGroup}`` for the SM atoms that ``trees`` call on
+    the same text (two or more per text, whose options fit one bit-parallel scan)."""
+    from ..atoms import SubstringGroup
+
+    by_text: dict = {}
     for tree in trees:
         for node in walk(tree):
             if isinstance(node, Call) and node.op in "GM":
                 atom = atoms.get(str(node.args[0].value))
-                if atom is not None:
-                    yield atom, _text_key(node.args[1])
-
-
-def substring_groups(trees: list[Node], atoms: Mapping) -> dict:
-    """``{(atom id, text key): SubstringGroup}`` for the SM atoms that ``trees`` call on
-    the same text (two or more per text, whose options fit one bit-parallel scan). Atoms
-    with ``!``/``~`` options (no kernel unit) are grouped apart from the others, which the
-    engine's first pass can then scan (see :func:`first_pass_units`)."""
-    from ..atoms import SubstringGroup
-
-    by_text: dict = {}
-    for atom, text_key in _atom_calls(trees, atoms):
-        if atom.kind == "SM":
-            by_text.setdefault((text_key, atom.unit() is None), {})[atom.id] = atom
+                if atom is not None and atom.kind == "SM":
+                    by_text.setdefault(_text_key(node.args[1]), {})[atom.id] = atom
     groups = {}
-    for (text_key, _), found in by_text.items():
+    for text_key, found in by_text.items():
         if len(found) > 1:
             group = SubstringGroup(list(found.values()))
             if group.one_pass:
                 groups.update(((atom_id, text_key), group) for atom_id in found)
     return groups
-
-
-def first_pass_units(trees: list[Node], atoms: Mapping, groups: Mapping, text_keys) -> list[tuple]:
-    """The atom calls of ``trees`` on the text the engine's first pass over a batch reads
-    (any of ``text_keys``) whose kernels that pass can run itself, on each distinct text
-    as it finds it: ``[(unit, source, text key, rows)]``, ``source`` being the atom or
-    :class:`~coscore.atoms.SubstringGroup` whose ``results`` reads the unit's ``rows``
-    rows (see :meth:`coscore.atoms.Atom.unit`)."""
-    from ..atoms import SubstringGroup
-
-    found, seen = [], set()
-    for atom, text_key in _atom_calls(trees, atoms):
-        source = groups.get((atom.id, text_key), atom)
-        if text_key not in text_keys or (id(source), text_key) in seen:
-            continue
-        seen.add((id(source), text_key))
-        unit = source.unit()
-        if unit is not None:
-            rows = len(source.ids) if isinstance(source, SubstringGroup) else 1
-            found.append((unit, source, text_key, rows))
-    return found
 
 
 def _blanks(answer):
