@@ -68,3 +68,26 @@ cdef inline cs_text *_texts(object seq) except NULL:
         free(texts)
         raise
     return texts
+
+
+cdef inline uint32_t *_alphabet_map(cs_cpmap *m, dict alpha) except NULL:
+    """Build ``m`` from ``alpha`` (a character, or its code point, -> id). Returns the
+    alphabet's code points, in ``alpha``'s order (malloc'ed; the caller frees them)."""
+    cdef Py_ssize_t n = len(alpha), i = 0
+    cdef uint32_t *cps = <uint32_t *>malloc((n + 1) * sizeof(uint32_t))
+    cdef uint32_t *ids = <uint32_t *>malloc((n + 1) * sizeof(uint32_t))
+    try:
+        if cps == NULL or ids == NULL:
+            raise MemoryError()
+        for c, a in alpha.items():
+            cps[i] = <uint32_t>(ord(c) if isinstance(c, str) else c)
+            ids[i] = <uint32_t>a
+            i += 1
+        if cs_cpmap_build(m, cps, ids, n) != 0:
+            raise MemoryError()
+    except BaseException:
+        free(cps)
+        raise
+    finally:
+        free(ids)
+    return cps

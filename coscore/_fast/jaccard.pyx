@@ -23,9 +23,10 @@ import numpy as np
 from cpython.object cimport PyObject
 
 from coscore._fast._texts cimport (
+    _alphabet_map,
     CS_UNICODE_READY, PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PySequence_Fast,
     PySequence_Fast_GET_SIZE, PySequence_Fast_ITEMS, _align64, _as_seq, _text, _texts, cs_cpmap,
-    cs_cpmap_build, cs_cpmap_free, cs_prefetch_ahead, cs_text, cs_texts_plain,
+    cs_cpmap_free, cs_prefetch_ahead, cs_text, cs_texts_plain,
 )
 
 cdef extern from "Python.h":
@@ -174,9 +175,6 @@ cdef class JaccardScorer:
         cdef list per_key = []      # [{id: count}]
         cdef dict cnt
         cdef Py_UCS4 ch
-        cdef uint32_t *cps = NULL
-        cdef uint32_t *ids = NULL
-        cdef Py_ssize_t nmap
         cdef object k
         self.ready = False
         memset(&self.J, 0, sizeof(cs_jac))
@@ -228,24 +226,11 @@ cdef class JaccardScorer:
                     self.J.key_total[i] += n
                     j += 1
             self.J.key_off[nk] = j
-            nmap = len(cpmap)
-            cps = <uint32_t *>malloc((nmap + 1) * sizeof(uint32_t))
-            ids = <uint32_t *>malloc((nmap + 1) * sizeof(uint32_t))
-            if cps == NULL or ids == NULL:
-                raise MemoryError()
-            i = 0
-            for c, tid in cpmap.items():
-                cps[i] = <uint32_t>c
-                ids[i] = <uint32_t>tid
-                i += 1
-            if cs_cpmap_build(&self.J.map, cps, ids, nmap) != 0:
-                raise MemoryError()
+            free(_alphabet_map(&self.J.map, cpmap))
             if cs_jac_finish(&self.J) != 0:
                 raise MemoryError()
             self.ready = True
         finally:
-            free(cps)
-            free(ids)
             if not self.ready:
                 cs_jac_free(&self.J)
 

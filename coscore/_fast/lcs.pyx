@@ -14,9 +14,10 @@ import numpy as np
 from cpython.object cimport PyObject
 
 from coscore._fast._texts cimport (
+    _alphabet_map,
     CS_UNICODE_READY, PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PySequence_Fast,
     PySequence_Fast_GET_SIZE, PySequence_Fast_ITEMS, _align64, _as_seq, _text, _texts, cs_cpmap,
-    cs_cpmap_build, cs_cpmap_free, cs_prefetch_ahead, cs_text, cs_texts_plain,
+    cs_cpmap_free, cs_prefetch_ahead, cs_text, cs_texts_plain,
 )
 
 
@@ -62,8 +63,6 @@ cdef class LcsScorer:
         cdef Py_ssize_t nk = len(ks), total = 0, i, pos = 0
         cdef Py_ssize_t *key_off = NULL
         cdef uint32_t *key_ids = NULL
-        cdef uint32_t *cps = NULL
-        cdef uint32_t *ids = NULL
         cdef cs_cpmap cmap
         cdef dict alpha = {}
         cdef Py_UCS4 ch
@@ -93,25 +92,13 @@ cdef class LcsScorer:
                     pos += 1
             key_off[nk] = pos
             self.alphabet_size = len(alpha)
-            cps = <uint32_t *>malloc((len(alpha) + 1) * sizeof(uint32_t))
-            ids = <uint32_t *>malloc((len(alpha) + 1) * sizeof(uint32_t))
-            if cps == NULL or ids == NULL:
-                raise MemoryError()
-            i = 0
-            for k, idv in alpha.items():
-                cps[i] = <uint32_t>ord(k)
-                ids[i] = <uint32_t>idv
-                i += 1
-            if cs_cpmap_build(&cmap, cps, ids, i) != 0:
-                raise MemoryError()
+            free(_alphabet_map(&cmap, alpha))
             if cs_lcs_build(&self.L, &cmap, <uint32_t>len(alpha), nk, key_off, key_ids) != 0:
                 raise MemoryError()
             self.ready = True
         finally:
             free(key_off)
             free(key_ids)
-            free(cps)
-            free(ids)
 
     def __dealloc__(self):
         if self.ready:

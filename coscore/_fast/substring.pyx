@@ -23,9 +23,10 @@ from cpython.object cimport PyObject
 from libc.stdint cimport uint64_t
 
 from coscore._fast._texts cimport (
+    _alphabet_map,
     CS_UNICODE_READY, PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PySequence_Fast,
     PySequence_Fast_GET_SIZE, PySequence_Fast_ITEMS, _align64, _as_seq, _text, _texts, cs_cpmap,
-    cs_cpmap_build, cs_cpmap_free, cs_prefetch_ahead, cs_text, cs_texts_plain,
+    cs_cpmap_free, cs_prefetch_ahead, cs_text, cs_texts_plain,
 )
 
 cdef extern from "Python.h":
@@ -210,7 +211,6 @@ cdef class SubstringScanner:
         cdef dict alpha = {}        # code point -> id (1..)
         cdef Py_ssize_t total = 0, off, k, bit, i, nid, nmap
         cdef uint32_t *cps = NULL
-        cdef uint32_t *ids = NULL
         cdef bint ok = False
         for slot, lead in enumerate(self.slot_options):
             for o in lead:
@@ -266,17 +266,7 @@ cdef class SubstringScanner:
             self.SA.n_alpha2 = len(both) if len(narrow) + len(wide) <= 32 else -1
             cs_sa_prefilter(&self.SA)
             nmap = len(alpha)
-            cps = <uint32_t *>malloc((nmap + 1) * sizeof(uint32_t))
-            ids = <uint32_t *>malloc((nmap + 1) * sizeof(uint32_t))
-            if cps == NULL or ids == NULL:
-                raise MemoryError()
-            i = 0
-            for c, a in alpha.items():
-                cps[i] = <uint32_t>ord(c)
-                ids[i] = <uint32_t>a
-                i += 1
-            if cs_cpmap_build(&self.SA.map, cps, ids, nmap) != 0:
-                raise MemoryError()
+            cps = _alphabet_map(&self.SA.map, alpha)
             if _nibbles:
                 cs_sa_nibbles(&self.SA, cps, nmap)
             if cs_sa_direct(&self.SA) != 0:
@@ -284,7 +274,6 @@ cdef class SubstringScanner:
             ok = True
         finally:
             free(cps)
-            free(ids)
             if not ok:
                 cs_sa_free(&self.SA)
         return True
@@ -294,10 +283,8 @@ cdef class SubstringScanner:
         cdef dict alpha = {}        # code point -> id (1..)
         cdef list goto = [{}]       # state -> {id: state}
         cdef list outs = [set()]
-        cdef Py_ssize_t n_states, width, s, i, nmap
+        cdef Py_ssize_t n_states, width, s, i
         cdef Py_UCS4 ch
-        cdef uint32_t *cps = NULL
-        cdef uint32_t *ids = NULL
         if self.n_slots == 0:
             return
         for slot, lead in enumerate(self.slot_options):
@@ -364,22 +351,9 @@ cdef class SubstringScanner:
             memcpy(self.A.delta, &cv[0, 0], n_states * width * sizeof(int32_t))
             memcpy(self.A.out_off, &ov[0], (n_states + 1) * sizeof(Py_ssize_t))
             memcpy(self.A.out_slot, &fv[0], flat_arr.size * sizeof(int32_t))
-            nmap = len(alpha)
-            cps = <uint32_t *>malloc((nmap + 1) * sizeof(uint32_t))
-            ids = <uint32_t *>malloc((nmap + 1) * sizeof(uint32_t))
-            if cps == NULL or ids == NULL:
-                raise MemoryError()
-            i = 0
-            for c, a in alpha.items():
-                cps[i] = <uint32_t>ord(c)
-                ids[i] = <uint32_t>a
-                i += 1
-            if cs_cpmap_build(&self.A.map, cps, ids, nmap) != 0:
-                raise MemoryError()
+            free(_alphabet_map(&self.A.map, alpha))
             self.use_ac = True
         finally:
-            free(cps)
-            free(ids)
             if not self.use_ac:
                 cs_ac_free(&self.A)
 
