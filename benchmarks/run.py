@@ -35,8 +35,7 @@ import numpy as np  # noqa: E402
 
 import coscore  # noqa: E402
 from benchmarks import baseline, workloads  # noqa: E402
-from coscore._fast.lcs import LcsScorer  # noqa: E402
-from coscore._fast.substring import SubstringScanner  # noqa: E402
+from coscore._fast import LcsScorer, SubstringScanner  # noqa: E402
 
 FULL = dict(
     n=100_000,                     # answers per rule and workload

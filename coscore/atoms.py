@@ -11,15 +11,7 @@ from typing import Sequence
 
 import numpy as np
 
-try:
-    from ._fast.jaccard import JaccardScorer
-    from ._fast.lcs import LcsScorer
-    from ._fast.substring import SubstringScanner
-except ImportError as exc:  # running from a source tree whose kernels were never built
-    raise ImportError(
-        f"coscore's compiled kernels are missing ({exc}); install the package "
-        "(pip install .) or build them in place (pip install -e . or python setup.py build_ext --inplace)"
-    ) from exc
+from ._fast import JaccardScorer, LcsScorer, SubstringScanner
 from .spec import AtomSpec
 
 AtomResult = tuple[bool, "int | float"]

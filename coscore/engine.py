@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 import numpy as np
 
-from ._fast.batch import check_answers, dedup_answers, dedup_strings, distinct_texts, joined_column, tune_malloc
+from ._fast import check_answers, dedup_answers, dedup_strings, distinct_texts, joined_column, tune_malloc
 from .expr.columnar import EXACT_LIMIT, BatchContext, build, column_kind, substring_groups, truthy
 from .expr.nodes import BLANK_OPERATORS, Call, walk
 

@@ -1,9 +1,89 @@
-"""Cython matching kernels (no rule logic here).
+"""The matching kernels (no rule logic here), in one of two implementations.
 
-- :class:`coscore._fast.lcs.LcsScorer` -- OP: max LCS(k, s) / len(k)
-- :class:`coscore._fast.jaccard.JaccardScorer` -- CS: character multiset Jaccard
-- :class:`coscore._fast.substring.SubstringScanner` -- SM: ordered option walk
+- :class:`LcsScorer` -- OP: max LCS(k, s) / len(k)
+- :class:`JaccardScorer` -- CS: character multiset Jaccard (:func:`token`, :func:`token_tables`)
+- :class:`SubstringScanner` -- SM: ordered option walk
+- batch plumbing: :func:`check_answers`, :func:`blank_column`, :func:`joined_column`,
+  :func:`distinct_texts`, :func:`dedup_strings`, :func:`dedup_answers`, :func:`tune_malloc`
 
-They work on the code points of Python ``str`` objects and release the GIL
-in their loops.
+The compiled modules (``lcs``, ``jaccard``, ``substring``, ``batch``: Cython and C, working
+on the code points of ``str`` objects and releasing the GIL in their loops) each have a
+pure-Python twin (``lcs_py``, ...) with the same names and results bit for bit. The
+implementation is chosen once, at import: ``COSCORE_IMPLEMENTATION=python`` or ``cython``
+forces one (``cython`` raises ImportError when the compiled modules are missing); unset,
+the compiled modules are used when they import, else the twins. :data:`IMPLEMENTATION`
+says which. Import the kernels from here, never from the modules themselves.
 """
+from __future__ import annotations
+
+import importlib
+import os
+from types import ModuleType
+
+__all__ = [
+    "IMPLEMENTATION",
+    "JaccardScorer",
+    "LcsScorer",
+    "SubstringScanner",
+    "blank_column",
+    "check_answers",
+    "dedup_answers",
+    "dedup_strings",
+    "distinct_texts",
+    "joined_column",
+    "token",
+    "token_tables",
+    "tune_malloc",
+]
+
+#: The kernel modules, by the name of their compiled form.
+MODULES = ("lcs", "jaccard", "substring", "batch")
+
+
+def _load(implementation: str) -> dict[str, ModuleType]:
+    suffix = "_py" if implementation == "python" else ""
+    return {name: importlib.import_module(f"{__name__}.{name}{suffix}") for name in MODULES}
+
+
+def _choose() -> tuple[str, dict[str, ModuleType]]:
+    wanted = os.environ.get("COSCORE_IMPLEMENTATION", "").strip().lower()
+    if wanted not in ("", "python", "cython"):
+        raise ImportError(f"COSCORE_IMPLEMENTATION must be 'python' or 'cython', got {wanted!r}")
+    if wanted == "python":
+        return "python", _load("python")
+    try:
+        return "cython", _load("cython")
+    except ImportError as exc:
+        if wanted == "cython":
+            raise ImportError(
+                f"COSCORE_IMPLEMENTATION=cython, but coscore's compiled kernels are missing ({exc}); "
+                "build them (python setup.py build_ext --inplace) or unset the variable to use "
+                "the pure-Python implementation"
+            ) from exc
+        return "python", _load("python")
+
+
+IMPLEMENTATION, _modules = _choose()
+
+LcsScorer = _modules["lcs"].LcsScorer
+JaccardScorer = _modules["jaccard"].JaccardScorer
+token = _modules["jaccard"].token
+token_tables = _modules["jaccard"].token_tables
+SubstringScanner = _modules["substring"].SubstringScanner
+check_answers = _modules["batch"].check_answers
+blank_column = _modules["batch"].blank_column
+joined_column = _modules["batch"].joined_column
+distinct_texts = _modules["batch"].distinct_texts
+dedup_strings = _modules["batch"].dedup_strings
+dedup_answers = _modules["batch"].dedup_answers
+tune_malloc = _modules["batch"].tune_malloc
+
+
+def modules(implementation: str = IMPLEMENTATION) -> dict[str, ModuleType]:
+    """The kernel modules of ``implementation`` (``"cython"`` or ``"python"``) by the name
+    of their compiled form (``"lcs"``, ``"jaccard"``, ``"substring"``, ``"batch"``).
+
+    Raises ImportError for ``"cython"`` when the compiled modules are missing."""
+    if implementation not in ("python", "cython"):
+        raise ValueError(f"implementation must be 'python' or 'cython', got {implementation!r}")
+    return _modules if implementation == IMPLEMENTATION else _load(implementation)

@@ -21,7 +21,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from .._fast.batch import blank_column, dedup_strings, joined_column
+from .._fast import blank_column, dedup_strings, joined_column
 from .evaluate import MAX_TEXT, cjk_count, to_float
 from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary, walk
 

@@ -1,0 +1,102 @@
+"""OP kernel in pure Python: best LCS(k, s) / len(k) over a fixed list of keys.
+
+The twin of the compiled :mod:`coscore._fast.lcs` (same names, results bit for bit):
+the textbook dynamic programme over code points, one row at a time. Used when the
+compiled module is missing or ``COSCORE_IMPLEMENTATION=python``; see ``coscore._fast``.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import numpy as np
+
+from ._texts_py import as_seq, frac_max, frac_value, text, texts
+
+_dense_limit = 8 << 20
+
+
+def _set_dense_limit(nbytes: int) -> int:
+    """Testing hook of the compiled kernel (how it stores long keys); no effect here.
+    Returns the previous limit."""
+    global _dense_limit
+    old, _dense_limit = _dense_limit, int(nbytes)
+    return old
+
+
+def lcs_length(a: str, b: str) -> int:
+    """Length of the longest common subsequence of two strings, over code points."""
+    if not a or not b:
+        return 0
+    prev = [0] * (len(b) + 1)
+    for ca in a:
+        cur = [0]
+        left = 0  # cur[j]
+        for j, cb in enumerate(b):
+            if ca == cb:
+                left = prev[j] + 1
+            elif prev[j + 1] > left:
+                left = prev[j + 1]
+            cur.append(left)
+        prev = cur
+    return prev[-1]
+
+
+class LcsScorer:
+    """LcsScorer(keys): best(s) = max over keys of LCS(k, s) / len(k).
+
+    An empty key has similarity 0.0; with no keys best() is 0.0.
+    """
+
+    __slots__ = ("_keys", "_alphabet_size")
+
+    def __init__(self, keys: Iterable[str]):
+        ks = list(keys)
+        for k in ks:
+            if not isinstance(k, str):
+                raise TypeError(f"keys must be str, got {type(k).__name__}")
+        self._keys = tuple(ks)
+        self._alphabet_size = len(set("".join(str.__str__(k) for k in ks)))
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The keys, in order."""
+        return self._keys
+
+    @property
+    def alphabet_size(self) -> int:
+        """The number of distinct code points of the keys."""
+        return self._alphabet_size
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (LcsScorer, (list(self._keys),))
+
+    def __repr__(self) -> str:
+        return f"LcsScorer({list(self._keys)!r})"
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def _best(self, s: str) -> float:
+        best = (0, 1)
+        for k in self._keys:
+            best = frac_max(best, lcs_length(k, s), len(k))
+        return frac_value(best)
+
+    def best(self, s: str) -> float:
+        """max over keys of LCS(k, s) / len(k) (0.0 without keys)."""
+        return self._best(text(s))
+
+    def lengths(self, s: str) -> list[int]:
+        """LCS(k, s) for every key, in key order."""
+        t = text(s)
+        return [lcs_length(k, t) for k in self._keys]
+
+    def best_many(self, strings: Iterable[str]) -> np.ndarray:
+        """best() of every string, as a float64 numpy array."""
+        seq = as_seq(strings)
+        out = np.empty(len(seq), dtype=np.float64)
+        if len(seq) == 0:
+            return out
+        for i, t in enumerate(texts(seq)):
+            out[i] = self._best(t)
+        return out
