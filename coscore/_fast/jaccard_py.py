@@ -64,10 +64,12 @@ def token_tables() -> tuple[dict[int, int], frozenset[int], dict[int, list[int]]
 
 def token(ch: str) -> Optional[int]:
     """The CS token (an int) of a one-character str, or None for whitespace."""
+    if isinstance(ch, str) and len(ch) != 1:   # as the compiled module's conversion says it
+        raise ValueError(f"only single character unicode strings can be converted to Py_UCS4, got length {len(ch)}")
     c = ord(ch)
-    if ch.isspace():
+    if chr(c).isspace():
         return None
-    low = ch.lower()
+    low = chr(c).lower()
     if len(low) == 1:
         return ord(low)
     return token_tables()[0][c]
