@@ -1,10 +1,12 @@
 """Build the Cython kernels in coscore/_fast.
 
-Compiler directives are set once here, for every kernel module.
+Compiler directives are set once here, for every kernel module. With
+``COSCORE_NO_EXTENSIONS=1`` nothing is compiled: the wheel is pure Python and uses the
+kernels' pure-Python twins (coscore/_fast/*_py.py).
 """
+import os
 from pathlib import Path
 
-from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 _DIRECTIVES = {
@@ -27,4 +29,9 @@ _extensions = [
     for pyx in sorted((_HERE / "coscore" / "_fast").glob("*.pyx"))
 ]
 
-setup(ext_modules=cythonize(_extensions, compiler_directives=_DIRECTIVES))
+if os.environ.get("COSCORE_NO_EXTENSIONS", "0") not in ("", "0"):
+    setup()
+else:
+    from Cython.Build import cythonize
+
+    setup(ext_modules=cythonize(_extensions, compiler_directives=_DIRECTIVES))

@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import os
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 __all__ = [
     "IMPLEMENTATION",
@@ -65,19 +66,25 @@ def _choose() -> tuple[str, dict[str, ModuleType]]:
 
 IMPLEMENTATION, _modules = _choose()
 
-LcsScorer = _modules["lcs"].LcsScorer
-JaccardScorer = _modules["jaccard"].JaccardScorer
-token = _modules["jaccard"].token
-token_tables = _modules["jaccard"].token_tables
-SubstringScanner = _modules["substring"].SubstringScanner
-check_answers = _modules["batch"].check_answers
-blank_column = _modules["batch"].blank_column
-joined_column = _modules["batch"].joined_column
-distinct_texts = _modules["batch"].distinct_texts
-dedup_strings = _modules["batch"].dedup_strings
-dedup_answers = _modules["batch"].dedup_answers
-tune_malloc = _modules["batch"].tune_malloc
-
+if TYPE_CHECKING:   # the compiled modules' stubs (lcs.pyi, ...) describe both implementations
+    from .batch import (blank_column, check_answers, dedup_answers, dedup_strings, distinct_texts,
+                        joined_column, tune_malloc)
+    from .jaccard import JaccardScorer, token, token_tables
+    from .lcs import LcsScorer
+    from .substring import SubstringScanner
+else:
+    LcsScorer = _modules["lcs"].LcsScorer
+    JaccardScorer = _modules["jaccard"].JaccardScorer
+    token = _modules["jaccard"].token
+    token_tables = _modules["jaccard"].token_tables
+    SubstringScanner = _modules["substring"].SubstringScanner
+    check_answers = _modules["batch"].check_answers
+    blank_column = _modules["batch"].blank_column
+    joined_column = _modules["batch"].joined_column
+    distinct_texts = _modules["batch"].distinct_texts
+    dedup_strings = _modules["batch"].dedup_strings
+    dedup_answers = _modules["batch"].dedup_answers
+    tune_malloc = _modules["batch"].tune_malloc
 
 def modules(implementation: str = IMPLEMENTATION) -> dict[str, ModuleType]:
     """The kernel modules of ``implementation`` (``"cython"`` or ``"python"``) by the name
