@@ -7,7 +7,8 @@ waste (it does not re-parse combos per answer, and it builds no vectorizers):
 - each combo is parsed once with :mod:`ast` (``mode="eval"``), checked against the rule
   language, and evaluated per answer by walking the tree (a dispatch table by node type);
 - atoms: EM by set membership, SM by the ordered option walk with ``in``, OP by the
-  textbook dynamic-programming LCS (one row at a time), CS by :class:`collections.Counter`;
+  textbook dynamic-programming LCS (one row at a time), CS by :class:`collections.Counter`
+  (the per-pair arithmetic is the kernels' pure-Python twins', ``coscore._fast.*_py``);
 - atom results are cached per answer by ``(atom id, text)``, as the original engine does;
 - every answer is scored on its own (no deduplication across answers).
 
@@ -23,31 +24,18 @@ import ast
 import json
 import math
 import operator
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
+from coscore._fast.jaccard_py import multiset_counts
+from coscore._fast.jaccard_py import tokens as cs_tokens
+from coscore._fast.lcs_py import lcs_length
+from coscore._fast.substring_py import group_hits
+
 # --------------------------------------------------------------------------- atoms
-
-
-def lcs_length(a: str, b: str) -> int:
-    """Length of the longest common subsequence of two strings: the textbook dynamic
-    programme over code points, one row of the table at a time."""
-    if not a or not b:
-        return 0
-    prev = [0] * (len(b) + 1)
-    for ca in a:
-        cur = [0]
-        left = 0  # cur[j]
-        for j, cb in enumerate(b):
-            if ca == cb:
-                left = prev[j] + 1
-            elif prev[j + 1] > left:
-                left = prev[j + 1]
-            cur.append(left)
-        prev = cur
-    return prev[-1]
+# The per-pair arithmetic (LCS length, token counts, one SM group's walk) is the kernels'
+# pure-Python twins'; how an atom combines it over keys and groups is written out here.
 
 
 def op_best(keys: list[str], s: str):
@@ -61,19 +49,12 @@ def op_best(keys: list[str], s: str):
     return best
 
 
-def cs_tokens(s: str) -> Counter:
-    """Each character lowercased on its own; whitespace (what ``str.split()`` splits on) dropped."""
-    return Counter(c.lower() for c in s if not c.isspace())
-
-
 def cs_best(keys: list[str], s: str):
     """max(0, multiset Jaccard of the characters of k and s over the keys)."""
     ns = cs_tokens(s)
     best = 0
     for k in keys:
-        nk = cs_tokens(k)
-        smin = sum(min(c, ns[t]) for t, c in nk.items() if t in ns)
-        smax = sum(nk.values()) + sum(ns.values()) - smin
+        smin, smax = multiset_counts(cs_tokens(k), ns)
         if smax:
             sim = smin / smax
             if sim > best:
@@ -83,20 +64,7 @@ def cs_best(keys: list[str], s: str):
 
 def sm_count(groups: list[list[str]], s: str) -> int:
     """The number of SM groups that hit ``s``: the ordered walk with ``!`` and ``~``."""
-    count = 0
-    for options in groups:
-        t = s
-        for option in options:
-            if not option:
-                continue  # an empty option never matches
-            if option[0] == "!" and option[1:] in t:
-                break
-            if option[0] == "~" and option[1:] in t:
-                t = t.replace(option[1:], "")
-            if option in t:
-                count += 1
-                break
-    return count
+    return sum(1 for options in groups if group_hits(options, s))
 
 
 class Atom:

@@ -1,28 +1,27 @@
 """Plain-Python definitions of the OP, CS and SM similarity functions.
 
-These are the contract (docs: docs/semantics.md, "Atoms") written the
-obvious way; the Cython kernels in coscore._fast must agree with them exactly.
+These are the contract (docs/semantics.md, "Atoms") written the obvious way: the per-pair
+arithmetic -- an LCS length, a text's token counts, one SM group's ordered walk -- is the
+kernels' pure-Python twins' (coscore/_fast/*_py.py, one source of truth), and how an atom
+combines it over keys and groups is written out here. The compiled kernels in coscore._fast
+must agree with them exactly.
 """
 from __future__ import annotations
 
-from collections import Counter
 from typing import Sequence
+
+from coscore._fast.jaccard_py import multiset_counts
+from coscore._fast.jaccard_py import tokens as cs_tokens
+from coscore._fast.lcs_py import lcs_length
+from coscore._fast.substring_py import group_hits as sm_group_hits
+
+__all__ = [
+    "cs_best", "cs_counts", "cs_similarity", "cs_tokens", "lcs_length", "op_best", "op_similarity",
+    "sm_count", "sm_group_hits", "sm_groups",
+]
 
 
 # --- OP ---------------------------------------------------------------------
-def lcs_length(a: str, b: str) -> int:
-    """Longest common subsequence of two strings, over code points (DP)."""
-    if not a or not b:
-        return 0
-    prev = [0] * (len(b) + 1)
-    for ca in a:
-        cur = [0]
-        for j, cb in enumerate(b):
-            cur.append(prev[j] + 1 if ca == cb else max(prev[j + 1], cur[j]))
-        prev = cur
-    return prev[-1]
-
-
 def op_similarity(key: str, s: str) -> float:
     """LCS(key, s) / len(key); 0.0 for an empty key."""
     if not key:
@@ -35,17 +34,10 @@ def op_best(keys: Sequence[str], s: str) -> float:
 
 
 # --- CS ---------------------------------------------------------------------
-def cs_tokens(s: str) -> Counter:
-    """Each character lowercased on its own; whitespace (str.split()'s) dropped."""
-    return Counter(c.lower() for c in s if not c.isspace())
-
-
 def cs_counts(key: str, s: str) -> tuple[int, int]:
-    """(sum_c min(nk(c), ns(c)), sum_c max(nk(c), ns(c)))."""
-    a, b = cs_tokens(key), cs_tokens(s)
-    smin = sum(min(a[c], b[c]) for c in a.keys() & b.keys())
-    smax = sum(max(a[c], b[c]) for c in a.keys() | b.keys())
-    return smin, smax
+    """(sum_c min(nk(c), ns(c)), sum_c max(nk(c), ns(c))) of the tokens: each character
+    lowercased on its own, whitespace (str.split()'s) dropped."""
+    return multiset_counts(cs_tokens(key), cs_tokens(s))
 
 
 def cs_similarity(key: str, s: str) -> float:
@@ -58,25 +50,13 @@ def cs_best(keys: Sequence[str], s: str) -> float:
 
 
 # --- SM ---------------------------------------------------------------------
-def sm_group_hits(options: Sequence[str], s: str) -> bool:
-    """The ordered walk of one group's options over a fresh copy of s."""
-    t = s
-    for option in options:
-        if option == "":
-            continue  # an empty option never matches (contract deviation)
-        if option.startswith("!") and option[1:] in t:
-            return False
-        if option.startswith("~") and option[1:] in t:
-            t = t.replace(option[1:], "")
-        if option in t:
-            return True
-    return False
-
-
 def sm_count(groups: Sequence[Sequence[str]], s: str) -> int:
+    """The number of groups whose ordered walk (over a fresh copy of s) hits."""
     return sum(1 for g in groups if sm_group_hits(g, s))
 
 
 def sm_groups(desc: str) -> list[list[str]]:
     """desc.split(',') then each group .split('|'), options kept verbatim."""
     return [g.split("|") for g in desc.split(",")]
+
+
