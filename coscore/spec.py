@@ -7,12 +7,9 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Mapping, Union
+from typing import Any, Literal, Mapping, Union
 
 from .diagnostics import Diagnostic
-
-if TYPE_CHECKING:  # a combo's tree is the language's; the model only holds it
-    from .expr.nodes import Node
 
 AtomKind = Literal["EM", "SM", "OP", "CS"]
 Dialect = Literal["coscore", "manual"]
@@ -38,11 +35,15 @@ class AtomSpec:
 
 @dataclass(frozen=True)
 class ComboSpec:
-    """One combo: its expression text and checked tree, ``score`` and ``mode``."""
+    """One combo: its expression text and checked tree, ``score`` and ``mode``.
+
+    ``tree`` is the language's (a :mod:`coscore.expr.nodes` node, from
+    :func:`coscore.expr.parse.parse`); the model holds it without looking inside.
+    """
 
     id: str
     text: str
-    tree: Node
+    tree: Any
     score: int | float
     mode: str
 

@@ -275,3 +275,24 @@ def test_blank_numbers_beyond_any_index_fail_per_answer():
     rule = coscore.compile({"atoms": {}, "combos": {"A": {"combo": "T(100000000000000000000) == ''", "score": 1, "mode": "logic"}}, "comboMode": "ADD"})
     batch = rule.score_many([["a"], "b"])
     assert all(e.startswith("combos.A: blank 100000000000000000000 does not exist") for e in batch.errors)
+
+
+def test_a_plan_scores_without_a_rule_and_a_rule_wraps_a_finished_plan():
+    source = {"atoms": {"0": {"type": "SM", "desc": "a,b"}},
+              "combos": {"A": {"combo": "M(0, T(0))", "score": 1, "mode": "value"}}, "comboMode": "ADD"}
+    plan = engine.plan(reading.read(source))
+    assert plan.columnar is not None and plan.combo_ids == ["A"]
+    assert engine.score_one(plan, "ab").score == 2.0
+    assert engine.score_many(plan, ["ab", "a", "x"]).scores.tolist() == [2.0, 1.0, 0.0]
+    rule = coscore.Rule(plan)
+    assert rule.atoms is plan.atoms and rule.score("ab") == engine.score_one(plan, "ab")
+
+
+@pytest.mark.parametrize("combo", ["T(0) * 2 == 'aa'", "M(0, T(F(0)))", "F(0) + 9007199254740993"])
+def test_combos_the_columns_cannot_hold_take_the_reference_path(combo):
+    source = {"atoms": {"0": {"type": "SM", "desc": "a"}},
+              "combos": {"A": {"combo": combo, "score": 1, "mode": "logic"}}, "comboMode": "ADD"}
+    assert _columnar(source) is None
+    rule = coscore.compile(source)
+    answers = [["a", "0"], ["0"], ["aa"]]
+    _same(rule, answers, rule.score_many(answers))
