@@ -98,8 +98,8 @@ class ColumnarPlan:
         flag = np.zeros(n, dtype=bool)
         results: dict[str, np.ndarray] = {}
         with np.errstate(all="ignore"):
-            for combo_id, evaluate, score, mode in self.combos:
-                kind, values, f = evaluate(ctx)
+            for combo_id, column, score, mode in self.combos:
+                kind, values, f = column(ctx)
                 if f is not None:
                     flag |= f
                 if mode == "logic":
