@@ -6,15 +6,11 @@ the tests that compare them call by call.
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 import coscore._fast
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # tests/: reference.py
 
 
 def _modules(implementation: str) -> SimpleNamespace:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from strategies import SETTINGS, Sub, any_text, as_key, same
+from kernels.strategies import SETTINGS, Sub, any_text, as_key, same
 
 well_formed = st.one_of(
     any_text,

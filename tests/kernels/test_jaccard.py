@@ -7,7 +7,7 @@ import pytest
 import reference as ref
 from hypothesis import example, given
 from hypothesis import strategies as st
-from strategies import SETTINGS, Sub, any_char, keys_st, same, texts
+from kernels.strategies import SETTINGS, Sub, any_char, keys_st, same, texts
 
 
 def test_cs_examples(kernels):

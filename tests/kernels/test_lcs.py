@@ -8,7 +8,7 @@ import pytest
 import reference as ref
 from hypothesis import example, given
 from hypothesis import strategies as st
-from strategies import SETTINGS, SETTINGS_MANY, Sub, keys_st, long_keys, small_alphabet, same, texts
+from kernels.strategies import SETTINGS, SETTINGS_MANY, Sub, keys_st, long_keys, small_alphabet, same, texts
 
 
 def test_op_examples(kernels):

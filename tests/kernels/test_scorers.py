@@ -10,7 +10,7 @@ import pytest
 import reference as ref
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import SETTINGS_MANY, Sub, keys_st, sm_groups_st, texts
+from kernels.strategies import SETTINGS_MANY, Sub, keys_st, sm_groups_st, texts
 
 # kind -> (module, class, argument strategy, single method, batch method, dtype)
 SCORERS = {

@@ -8,7 +8,7 @@ import pytest
 import reference as ref
 from hypothesis import example, given
 from hypothesis import strategies as st
-from strategies import (
+from kernels.strategies import (
     SETTINGS, Sub, sm_groups_st, sm_option, sm_text_chars, sm_wide_groups, same, small_alphabet, texts,
 )
 
