@@ -135,43 +135,6 @@ def test_hostile_answers_are_fine():
     assert rule.score([weird]).score == batch.scores[1]
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.text(alphabet=st.characters(codec=None, min_codepoint=0, max_codepoint=0x10FFFF), max_size=4), max_size=60))
-def test_dedup_strings_is_exact_on_any_unicode(strings):
-    from coscore._fast.batch import dedup_strings
-
-    strings = strings + strings[: len(strings) // 2]
-    distinct, index = dedup_strings(strings)
-    assert distinct == list(dict.fromkeys(strings))
-    assert [distinct[i] for i in index] == strings
-
-
-def test_blank_columns_of_ragged_answers():
-    from coscore._fast.batch import blank_column, check_answers, joined_column
-
-    answers = ["a", ["b", "c"], ("d", "e", "f"), [], ["g"]]
-    assert check_answers(answers) == ([], 3, 0)
-    assert check_answers([["a", 1], None, "x"]) == ([0, 1], 1, 1)
-    values, missing = blank_column(answers, 1)
-    assert values == ["", "c", "e", "", ""] and missing.tolist() == [True, False, False, True, True]
-    values, missing = blank_column(answers, -1)
-    assert values == ["a", "c", "f", "", "g"] and missing.tolist() == [False, False, False, True, False]
-    assert blank_column(answers[:1], 0) == (["a"], None)
-    assert joined_column(answers) == ["a", "bc", "def", "", "g"]
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.lists(st.sampled_from(["", "a", "b", "ab", "\ud800", "爱", "\U0001f600"]), max_size=3), max_size=40))
-def test_dedup_answers_groups_equal_blanks_whatever_their_container(answers):
-    from coscore._fast.batch import dedup_answers
-
-    mixed = [tuple(a) if i % 3 == 1 else (a[0] if i % 3 == 2 and len(a) == 1 else a) for i, a in enumerate(answers)]
-    distinct, inverse = dedup_answers(mixed)
-    as_key = lambda a: (a,) if isinstance(a, str) else tuple(a)  # noqa: E731
-    assert [as_key(d) for d in distinct] == list(dict.fromkeys(as_key(a) for a in mixed))
-    assert [as_key(distinct[j]) for j in inverse] == [as_key(a) for a in mixed]
-
-
 def test_sm_atoms_on_one_text_share_one_scan():
     source = {
         "atoms": {"0": {"type": "SM", "desc": "a,b"}, "1": {"type": "SM", "desc": "!b|a,~a|b"}, "2": {"type": "SM", "desc": "c"},
@@ -250,25 +213,6 @@ def test_rules_reading_one_text_deduplicate_on_it(blank):
     answers = [["a", "b"], ["ab"], "ab", ["x", "ab"], ["ab", "x"], [], ["c", "xc", "1"], ("c", "xc", "1"), ["null", "1"], [1, "a"]]
     _same(rule, answers * 3, rule.score_many(answers * 3))
     _same(joined_only, answers * 3, joined_only.score_many(answers * 3))
-
-
-def test_distinct_texts_checks_picks_and_dedups_in_one_pass():
-    from coscore._fast.batch import distinct_texts
-
-    def texts(answers, key):
-        distinct, inverse, missing, odd = distinct_texts(answers, key)
-        return [distinct[i] for i in inverse], missing, odd
-
-    answers = ["a", ["b", "c"], ("d", "e", "f"), [], ["g"], None, ["h", 2]]
-    column, missing, odd = texts(answers, 1)
-    assert column == ["", "c", "e", "", "", "", ""] and odd == [5, 6]
-    assert missing.tolist() == [True, False, False, True, True, False, False]
-    column, missing, odd = texts(answers, "*")
-    assert column == ["a", "bc", "def", "", "g", "", ""] and missing is None and odd == [5, 6]
-    column, missing, odd = texts(answers[:2], -1)
-    assert column == ["a", "c"] and missing is None and odd == []
-    distinct, inverse, missing, odd = distinct_texts([], 0)
-    assert distinct == [] and len(inverse) == 0 and missing is None and odd == []
 
 
 def test_blank_numbers_beyond_any_index_fail_per_answer():

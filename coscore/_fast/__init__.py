@@ -32,6 +32,7 @@ __all__ = [
     "dedup_strings",
     "distinct_texts",
     "joined_column",
+    "modules",
     "token",
     "token_tables",
     "tune_malloc",
@@ -73,18 +74,9 @@ if TYPE_CHECKING:   # the compiled modules' stubs (lcs.pyi, ...) describe both i
     from .lcs import LcsScorer
     from .substring import SubstringScanner
 else:
-    LcsScorer = _modules["lcs"].LcsScorer
-    JaccardScorer = _modules["jaccard"].JaccardScorer
-    token = _modules["jaccard"].token
-    token_tables = _modules["jaccard"].token_tables
-    SubstringScanner = _modules["substring"].SubstringScanner
-    check_answers = _modules["batch"].check_answers
-    blank_column = _modules["batch"].blank_column
-    joined_column = _modules["batch"].joined_column
-    distinct_texts = _modules["batch"].distinct_texts
-    dedup_strings = _modules["batch"].dedup_strings
-    dedup_answers = _modules["batch"].dedup_answers
-    tune_malloc = _modules["batch"].tune_malloc
+    globals().update({name: getattr(module, name) for module in _modules.values()
+                      for name in __all__ if hasattr(module, name)})
+
 
 def modules(implementation: str = IMPLEMENTATION) -> dict[str, ModuleType]:
     """The kernel modules of ``implementation`` (``"cython"`` or ``"python"``) by the name

@@ -37,16 +37,3 @@ def texts(seq: Sequence[Any]) -> list[str]:
     """:func:`text` of every item."""
     return [text(s) for s in seq]
 
-
-def frac_max(best: tuple[int, int], num: int, den: int) -> tuple[int, int]:
-    """The larger of the fractions ``best`` and ``num / den`` (exact; the first on a tie).
-
-    A ``den`` of 0 or a ``num`` of 0 never wins."""
-    if den > 0 and num > 0 and num * best[1] > best[0] * den:
-        return (num, den)
-    return best
-
-
-def frac_value(frac: tuple[int, int]) -> float:
-    """A fraction as the kernels return it: both parts as doubles, divided once."""
-    return float(frac[0]) / float(frac[1])

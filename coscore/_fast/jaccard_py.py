@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from typing import Any, Iterable, Optional
+from typing import Iterable, Iterator, Optional
 
-import numpy as np
-
-from ._texts_py import as_seq, frac_max, frac_value, text, texts
+from ._scorer_py import KeyScorer
+from ._texts_py import text
 
 _MAX_CP = 0x110000
 
@@ -87,58 +86,20 @@ def multiset_counts(key: Counter[str], answer: Counter[str]) -> tuple[int, int]:
     return smin, sum(key.values()) + sum(answer.values()) - smin
 
 
-class JaccardScorer:
+class JaccardScorer(KeyScorer):
     """JaccardScorer(keys): best(s) = max over keys of the character multiset
     Jaccard similarity (0.0 without keys)."""
 
-    __slots__ = ("_keys", "_key_tokens")
+    __slots__ = ("_key_tokens",)
 
     def __init__(self, keys: Iterable[str]):
-        ks = list(keys)
-        for k in ks:
-            if not isinstance(k, str):
-                raise TypeError(f"keys must be str, got {type(k).__name__}")
-        self._keys = tuple(ks)
-        self._key_tokens = [tokens(text(k)) for k in ks]
+        super().__init__(keys)
+        self._key_tokens = [tokens(text(k)) for k in self._keys]
 
-    @property
-    def keys(self) -> tuple[str, ...]:
-        """The keys, in order."""
-        return self._keys
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (JaccardScorer, (list(self._keys),))
-
-    def __repr__(self) -> str:
-        return f"JaccardScorer({list(self._keys)!r})"
-
-    def __len__(self) -> int:
-        return len(self._keys)
-
-    def _counts(self, s: str) -> list[tuple[int, int]]:
+    def _fractions(self, s: str) -> Iterator[tuple[int, int]]:
         answer = tokens(s)
-        return [multiset_counts(key, answer) for key in self._key_tokens]
-
-    def _best(self, s: str) -> float:
-        best = (0, 1)
-        for smin, smax in self._counts(s):
-            best = frac_max(best, smin, smax)
-        return frac_value(best)
-
-    def best(self, s: str) -> float:
-        """max over keys of sum min / sum max of the token counts."""
-        return self._best(text(s))
+        return (multiset_counts(key, answer) for key in self._key_tokens)
 
     def counts(self, s: str) -> list[tuple[int, int]]:
         """[(sum_min, sum_max)] per key, in key order."""
-        return self._counts(text(s))
-
-    def best_many(self, strings: Iterable[str]) -> np.ndarray:
-        """best() of every string, as a float64 numpy array."""
-        seq = as_seq(strings)
-        out = np.empty(len(seq), dtype=np.float64)
-        if len(seq) == 0:
-            return out
-        for i, t in enumerate(texts(seq)):
-            out[i] = self._best(t)
-        return out
+        return list(self._fractions(text(s)))

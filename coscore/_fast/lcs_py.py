@@ -6,11 +6,10 @@ compiled module is missing or ``COSCORE_IMPLEMENTATION=python``; see ``coscore._
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Iterable, Iterator
 
-import numpy as np
-
-from ._texts_py import as_seq, frac_max, frac_value, text, texts
+from ._scorer_py import KeyScorer
+from ._texts_py import text
 
 _dense_limit = 8 << 20
 
@@ -41,62 +40,27 @@ def lcs_length(a: str, b: str) -> int:
     return prev[-1]
 
 
-class LcsScorer:
+class LcsScorer(KeyScorer):
     """LcsScorer(keys): best(s) = max over keys of LCS(k, s) / len(k).
 
     An empty key has similarity 0.0; with no keys best() is 0.0.
     """
 
-    __slots__ = ("_keys", "_alphabet_size")
+    __slots__ = ("_alphabet_size",)
 
     def __init__(self, keys: Iterable[str]):
-        ks = list(keys)
-        for k in ks:
-            if not isinstance(k, str):
-                raise TypeError(f"keys must be str, got {type(k).__name__}")
-        self._keys = tuple(ks)
-        self._alphabet_size = len(set("".join(str.__str__(k) for k in ks)))
-
-    @property
-    def keys(self) -> tuple[str, ...]:
-        """The keys, in order."""
-        return self._keys
+        super().__init__(keys)
+        self._alphabet_size = len(set("".join(text(k) for k in self._keys)))
 
     @property
     def alphabet_size(self) -> int:
         """The number of distinct code points of the keys."""
         return self._alphabet_size
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (LcsScorer, (list(self._keys),))
-
-    def __repr__(self) -> str:
-        return f"LcsScorer({list(self._keys)!r})"
-
-    def __len__(self) -> int:
-        return len(self._keys)
-
-    def _best(self, s: str) -> float:
-        best = (0, 1)
-        for k in self._keys:
-            best = frac_max(best, lcs_length(k, s), len(k))
-        return frac_value(best)
-
-    def best(self, s: str) -> float:
-        """max over keys of LCS(k, s) / len(k) (0.0 without keys)."""
-        return self._best(text(s))
+    def _fractions(self, s: str) -> Iterator[tuple[int, int]]:
+        return ((lcs_length(k, s), len(k)) for k in self._keys)
 
     def lengths(self, s: str) -> list[int]:
         """LCS(k, s) for every key, in key order."""
         t = text(s)
         return [lcs_length(k, t) for k in self._keys]
-
-    def best_many(self, strings: Iterable[str]) -> np.ndarray:
-        """best() of every string, as a float64 numpy array."""
-        seq = as_seq(strings)
-        out = np.empty(len(seq), dtype=np.float64)
-        if len(seq) == 0:
-            return out
-        for i, t in enumerate(texts(seq)):
-            out[i] = self._best(t)
-        return out

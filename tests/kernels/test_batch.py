@@ -57,6 +57,15 @@ def test_dedup_answers_any_container(kernels, answers, subclass):
 
 
 @SETTINGS
+@given(st.lists(st.lists(st.sampled_from(["", "a", "b", "ab", "\ud800", "爱", "\U0001f600"]), max_size=3), max_size=40))
+def test_dedup_answers_groups_equal_blanks_whatever_their_container(kernels, answers):
+    mixed = [tuple(a) if i % 3 == 1 else (a[0] if i % 3 == 2 and len(a) == 1 else a) for i, a in enumerate(answers)]
+    distinct, inverse = kernels.batch.dedup_answers(mixed)
+    assert [as_key(d) for d in distinct] == list(dict.fromkeys(as_key(a) for a in mixed))
+    assert [as_key(distinct[j]) for j in inverse] == [as_key(a) for a in mixed]
+
+
+@SETTINGS
 @given(st.lists(any_answer, max_size=30))
 def test_check_and_columns_match_python(kernels, answers):
     batch = kernels.batch

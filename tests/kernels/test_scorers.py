@@ -10,14 +10,16 @@ import pytest
 import reference as ref
 from hypothesis import given
 from hypothesis import strategies as st
-from kernels.strategies import SETTINGS_MANY, Sub, keys_st, sm_groups_st, texts
+from kernels.strategies import SETTINGS_MANY, Sub, keys_st, same, sm_groups_st, texts
 
-# kind -> (module, class, argument strategy, single method, batch method, dtype)
+# kind -> (module, class, argument strategy, single method, batch method, dtype, other methods of a text)
 SCORERS = {
-    "OP": ("lcs", "LcsScorer", keys_st, "best", "best_many", np.float64),
-    "CS": ("jaccard", "JaccardScorer", keys_st, "best", "best_many", np.float64),
-    "SM": ("substring", "SubstringScanner", sm_groups_st, "count", "count_many", np.int64),
+    "OP": ("lcs", "LcsScorer", keys_st, "best", "best_many", np.float64, ("lengths",)),
+    "CS": ("jaccard", "JaccardScorer", keys_st, "best", "best_many", np.float64, ("counts",)),
+    "SM": ("substring", "SubstringScanner", sm_groups_st, "count", "count_many", np.int64, ()),
 }
+BAD_ARGUMENTS = {"OP": [["a", 1], [None], "ab", 5], "CS": [["a", 1], [None], "ab", 5],
+                 "SM": [["ab"], [["a", 1]], "ab", [None], 5]}
 
 
 def _scorer(kernels, kind, arg):
@@ -29,7 +31,7 @@ def _scorer(kernels, kind, arg):
 @SETTINGS_MANY
 @given(data=st.data(), strings=st.lists(texts, max_size=10))
 def test_many_equals_single(kernels, kind, data, strings):
-    _, _, arg_st, one, many, dtype = SCORERS[kind]
+    _, _, arg_st, one, many, dtype, _ = SCORERS[kind]
     sc = _scorer(kernels, kind, data.draw(arg_st))
     got = getattr(sc, many)(strings)
     assert got.dtype == dtype and got.shape == (len(strings),)
@@ -40,7 +42,7 @@ def test_many_equals_single(kernels, kind, data, strings):
 @pytest.mark.parametrize("kind", SCORERS)
 def test_many_accepts_any_sequence_of_str(kernels, kind):
     keys = ["前进车道", "ab"]
-    _, _, _, one, many_name, _ = SCORERS[kind]
+    _, _, _, one, many_name, _, _ = SCORERS[kind]
     sc = _scorer(kernels, kind, [[k] for k in keys] if kind == "SM" else keys)
     many = getattr(sc, many_name)
     strings = ["ab", Sub("前进"), "xab", Sub(""), "车道前进"]
@@ -132,3 +134,24 @@ def test_threads_share_a_scorer(kernels):
     for t in threads:
         t.join()
     assert not errors
+
+
+# --- the twins raise as the compiled scorers do ---------------------------------------
+@pytest.mark.parametrize("kind, bad", [(kind, bad) for kind, bads in BAD_ARGUMENTS.items() for bad in bads])
+def test_twin_raises_as_compiled_on_bad_arguments(twins, kind, bad):
+    cy, py = twins
+    module, cls = SCORERS[kind][:2]
+    same(getattr(getattr(cy, module), cls), getattr(getattr(py, module), cls), bad)
+
+
+@pytest.mark.parametrize("kind", SCORERS)
+@pytest.mark.parametrize("bad", [b"a", None, 1, ["a"], Sub("ab")])
+def test_twin_raises_as_compiled_on_bad_texts(twins, kind, bad):
+    cy, py = twins
+    _, _, _, one, many, _, others = SCORERS[kind]
+    for arg in ([["a"]], [["~a", "b"]], [], [["!a"]]) if kind == "SM" else (["ab"], []):
+        a, b = _scorer(cy, kind, arg), _scorer(py, kind, arg)
+        for method in (one, *others):
+            same(getattr(a, method), getattr(b, method), bad)
+        same(getattr(a, many), getattr(b, many), bad)
+        same(getattr(a, many), getattr(b, many), ["a", bad])
