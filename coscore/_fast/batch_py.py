@@ -180,7 +180,7 @@ def dedup_answers(answers: list) -> tuple[list, np.ndarray]:
     its index among them. When all are distinct, ``distinct`` is ``answers`` itself."""
     inverse = np.empty(len(_check_list(answers)), dtype=np.intp)
     first: dict[tuple, int] = {}
-    distinct = []
+    distinct: list = []
     plain = True
     for i, answer in enumerate(answers):
         if type(answer) is not str and type(answer) is not list and type(answer) is not tuple:

@@ -83,7 +83,7 @@ class SubstringScanner:
     __slots__ = ("_groups", "_kernel", "_has_tails")
 
     def __init__(self, groups: Iterable[Iterable[str]]):
-        gs = []
+        gs: list[tuple[str, ...]] = []
         for g in groups:
             if isinstance(g, str):
                 raise TypeError("each group must be a list of str options, got a str")
@@ -93,14 +93,14 @@ class SubstringScanner:
                     raise TypeError(f"options must be str, got {type(o).__name__}")
             gs.append(tuple(options))
         self._groups = tuple(gs)
-        leads = []
+        leads: list[list[str]] = []
         self._has_tails = False
-        for options in gs:
-            first = next((i for i, o in enumerate(options) if o and o[0] in "!~"), len(options))
-            lead = [o for o in options[:first] if o]
+        for group in gs:
+            first = next((i for i, o in enumerate(group) if o and o[0] in "!~"), len(group))
+            lead = [o for o in group[:first] if o]
             if lead:
                 leads.append(lead)
-            if any(options[first:]):
+            if any(group[first:]):
                 self._has_tails = True
         self._kernel = _kernel(leads)
 
