@@ -114,20 +114,13 @@ def joined_column(answers: list) -> list:
 
 def distinct_texts(answers: list, key: Any, start: int = 0,
                    stop: Optional[int] = None) -> tuple[list, np.ndarray, Optional[np.ndarray], list[int]]:
-    """The one text of each answer a rule reads, deduplicated: blank ``key`` (an int,
-    negative from the end) or, for ``"*"``, the blanks joined — checking the answers on
-    the way. Returns ``(distinct, inverse, missing, odd)``:
-
-    - ``distinct``: the distinct texts in first-occurrence order (``answers`` itself
-      when every answer is a distinct ``str`` and ``key`` is ``0`` or ``-1``);
-    - ``inverse``: each answer's position among them (an intp array);
-    - ``missing``: a bool mask of the well-formed answers without blank ``key`` (their
-      text is ``""``), or ``None`` when there are none;
-    - ``odd``: the positions of answers that are not a ``str`` or a list/tuple of
-      ``str`` (their text is ``""`` too).
-
-    With ``start`` / ``stop``, only ``answers[start:stop]`` are read (positions are
-    relative to ``start``)."""
+    """``(distinct, inverse, missing, odd)`` for the text each of ``answers[start:stop]``
+    gives a rule: blank ``key`` (an int, negative from the end) or, for ``"*"``, its blanks
+    joined. ``distinct`` lists the texts once each, in first-occurrence order (``answers``
+    itself when they are all distinct ``str`` and ``key`` is 0 or -1); ``inverse`` gives
+    each answer's position among them; ``missing`` masks the well-formed answers without
+    blank ``key`` (``None`` when none); ``odd`` lists the answers that are not well formed.
+    The answers in those two get the text ``""``; positions are relative to ``start``."""
     size = len(_check_list(answers))
     start = operator.index(start)
     end = size if stop is None else operator.index(stop)
