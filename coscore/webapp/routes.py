@@ -203,6 +203,10 @@ def _page(templates: Path, name: str) -> Callable[[Request], Awaitable[Response]
     return page
 
 
+async def _no_icon(request: Request) -> Response:
+    return Response(status_code=204)
+
+
 def create_app(app_dir: str | os.PathLike[str], db: str | os.PathLike[str] = "database.db",
                max_body: int = DEFAULT_MAX_BODY, workers: int = DEFAULT_WORKERS) -> Starlette:
     """The ASGI app serving the original CoScore app folder ``app_dir`` on database ``db``.
@@ -230,6 +234,7 @@ def create_app(app_dir: str | os.PathLike[str], db: str | os.PathLike[str] = "da
     routes = [Route(f"/api/{name}", _endpoint(handler, max_body), methods=methods)
               for name, handler, methods in handlers]
     routes += [Route(path, _page(templates, name), methods=get) for path, name in PAGES.items()]
+    routes.append(Route("/favicon.ico", _no_icon, methods=get))  # the app has none: no 404 in the console
     routes.append(Mount("/static", StaticFiles(directory=static), name="static"))
 
     async def http_error(request: Request, exc: Exception) -> Response:
