@@ -19,6 +19,7 @@ from webapp_support import LiveApp, copy_database
 
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.common.exceptions import NoAlertPresentException  # noqa: E402
+from selenium.webdriver.chrome.service import Service as ChromeService  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
@@ -50,7 +51,7 @@ def browser(tmp_path: Path):
     options.add_experimental_option("prefs", {"download.default_directory": str(downloads),
                                               "download.prompt_for_download": False})
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=CHROMEDRIVER), options=options)
+    driver = webdriver.Chrome(service=ChromeService(executable_path=CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(60)
     driver.downloads = downloads
     try:

@@ -14,7 +14,6 @@ distinct answer. Everything else stays columnar.
 from __future__ import annotations
 
 import json
-import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -199,23 +198,26 @@ def _typed_columns(rule: Rule, batch: Batch) -> tuple[list[np.ndarray], np.ndarr
 _FROM_CODE = {1: bool, 2: int, 3: float}
 
 
-def _column(values: np.ndarray, kinds: np.ndarray) -> list:
-    """A float64 column as Python values of the given type codes."""
-    floats = values.tolist()
-    if (kinds == 3).all():
-        return floats
-    out = floats
-    for index in np.flatnonzero(kinds != 3).tolist():
-        cast = _FROM_CODE.get(int(kinds[index]))
-        if cast is not None:
-            out[index] = cast(floats[index])
-    return out
+def _tokens(values: np.ndarray, kinds: np.ndarray) -> np.ndarray:
+    """Each value's JSON text as ``json.dumps`` writes it with its type code, formatted
+    once per distinct value (an object array)."""
+    tokens = np.empty(len(values), dtype=object)
+    positive = values + 0.0  # -0.0 answers are re-scored; keep them from standing for 0.0
+    for code, cast in _FROM_CODE.items():
+        mask = kinds == code
+        if not mask.any():
+            continue
+        distinct, inverse = np.unique(positive[mask], return_inverse=True)
+        texts = np.array([json.dumps(cast(v)) for v in distinct.tolist()], dtype=object)
+        tokens[mask] = texts[inverse.ravel()]
+    return tokens
 
 
 def result_json(rule: Rule, source: Any, answers: Sequence[list], batch: Batch | None = None) -> str:
-    """The original's ``result`` text for ``answers`` scored with ``rule``.
+    """The original's ``result`` text for ``answers`` scored with ``rule``:
+    ``json.dumps({"scores": [...], "logs": [debugInfo, ...]})``, byte for byte.
 
-    ``source`` is the rule as given (dict or JSON text), for answers re-scored by the
+    ``source`` is the rule as given (dict or JSON text), for the answers re-scored by the
     original engine's twin. Raises :class:`AnswerFailed` for the first answer that fails.
     """
     if batch is None:
@@ -227,9 +229,8 @@ def result_json(rule: Rule, source: Any, answers: Sequence[list], batch: Batch |
     if not ids:
         raise AnswerFailed(0, "the rule has no combos")
     kinds, score_kinds, unknown = _typed_columns(rule, batch)
-    scores = _column(batch.scores, score_kinds)
-    columns = [_column(batch.combos[cid], kind) for cid, kind in zip(ids, kinds)]
-    logs = [dict(zip(ids, row)) for row in zip(*columns)]
+    scores = _tokens(batch.scores, score_kinds)
+    columns = [_tokens(batch.combos[cid], kind) for cid, kind in zip(ids, kinds)]
     redo = np.flatnonzero(unknown).tolist()
     if redo:
         original = _CompatRule(source)
@@ -241,10 +242,11 @@ def result_json(rule: Rule, source: Any, answers: Sequence[list], batch: Batch |
                     score, debug = original.calculate(answers[index])
                 except Exception as exc:  # the batch said it scores; keep the task honest anyway
                     raise AnswerFailed(index, f"{type(exc).__name__}: {exc}") from None
-                debug.pop("calMemory", None)
-                seen[key] = score, debug
-            scores[index], logs[index] = seen[key][0], dict(seen[key][1])
-    if any(type(s) is float and math.isnan(s) for s in scores):  # the batch refuses NaN totals already
-        index = next(i for i, s in enumerate(scores) if type(s) is float and math.isnan(s))
-        raise AnswerFailed(index, "the total is NaN")
-    return json.dumps({"scores": scores, "logs": logs})
+                seen[key] = json.dumps(score), [json.dumps(debug[cid]) for cid in ids]
+            scores[index] = seen[key][0]
+            for column, token in zip(columns, seen[key][1]):
+                column[index] = token
+    keys = [json.dumps(cid).replace("{", "{{").replace("}", "}}") for cid in ids]
+    entry = "{{" + ", ".join(f"{key}: {{}}" for key in keys) + "}}"
+    logs = ", ".join(map(entry.format, *columns))
+    return '{"scores": [' + ", ".join(scores.tolist()) + '], "logs": [' + logs + "]}"
