@@ -296,3 +296,16 @@ def test_concurrent_requests_and_tasks_never_see_a_locked_database(tmp_path):
     reference = next(t["result"] for t in tasks if t["task_name"] == "test 2")
     mine = [t for t in tasks if t["task_name"].startswith("c")]
     assert len(mine) == 32 and all(t["status"] == "completed" and t["result"] == reference for t in mine)
+
+
+# -- the command -----------------------------------------------------------------------------
+
+
+def test_the_command_refuses_a_folder_that_is_not_an_app(tmp_path, capsys):
+    from coscore.cli import main
+
+    assert main(["app", str(tmp_path)]) == 2
+    assert "is not a CoScore app folder" in capsys.readouterr().err
+    require_app()
+    assert main(["app", str(APP_DIR), "--db", str(tmp_path / "no" / "such.db")]) == 2
+    assert "unable to open database file" in capsys.readouterr().err

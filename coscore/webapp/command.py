@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import argparse
+import sqlite3
+import sys
 
 from ..server import parse_size
 from .routes import DEFAULT_MAX_BODY, create_app
@@ -31,9 +33,18 @@ def run(args: argparse.Namespace) -> int:
     """Serve until interrupted; return the exit status."""
     import uvicorn
 
-    try:
-        app = create_app(args.app_dir, args.db, max_body=args.max_body, workers=args.workers)
-    except (FileNotFoundError, OSError) as exc:
-        raise SystemExit(f"coscore app: {exc}") from None
+    problem = None
+    if not 0 <= args.port <= 65535:
+        problem = f"not a port number: {args.port}"
+    elif args.workers < 1:
+        problem = "--workers must be at least 1"
+    else:
+        try:
+            app = create_app(args.app_dir, args.db, max_body=args.max_body, workers=args.workers)
+        except (OSError, sqlite3.Error) as exc:
+            problem = f"{args.db}: {exc}" if isinstance(exc, sqlite3.Error) else str(exc)
+    if problem is not None:
+        print(f"coscore app: {problem}", file=sys.stderr)
+        return 2
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0

@@ -55,6 +55,10 @@ def _promote(a: str | None, b: str | None, op: str) -> str | None:
     return _INT
 
 
+def _nonzero_number(node: Node) -> bool:
+    return isinstance(node, Const) and type(node.value) in (int, float) and node.value != 0
+
+
 def _same(*types: str | None) -> str | None:
     first = types[0]
     return first if all(t == first for t in types) else None
@@ -84,8 +88,10 @@ class _Types:
             return _BOOL, _BOOL
         if isinstance(node, Arith):
             acc = self.pair(node.first)
+            constant = _nonzero_number(node.first)  # a non-zero number times x is falsy when x is
             for op, operand, _ in node.rest:
-                acc = self._arith(acc, op, operand)
+                acc = self._arith(acc, op, operand, constant)
+                constant = False
             return acc
         if isinstance(node, BoolOp):
             pairs = [self.pair(operand) for operand in node.operands]
@@ -97,15 +103,17 @@ class _Types:
             return _same(then[0], orelse[0]), _same(then[1], orelse[1])
         return None, None
 
-    def _arith(self, left: tuple, op: str, operand: Node) -> tuple:
+    def _arith(self, left: tuple, op: str, operand: Node, first_nonzero: bool = False) -> tuple:
         right = self.pair(operand)
         kinds = {_promote(a, b, op) for a in left for b in right}
         if len(kinds) == 1:
             kind = kinds.pop()
             return kind, kind
-        if op == "*" and isinstance(operand, Const) and _type_of(operand.value) in (_INT, _FLOAT) and operand.value:
+        if op == "*" and _nonzero_number(operand):
             # times a non-zero number: the product is falsy exactly when the left side is
             return _promote(left[0], right[0], op), _promote(left[1], right[0], op)
+        if op == "*" and left[0] == left[1] and left[0] in (_INT, _FLOAT) and first_nonzero:
+            return _promote(left[0], right[0], op), _promote(left[0], right[1], op)
         return None, None
 
     def _call(self, node: Call) -> tuple:
