@@ -18,7 +18,11 @@ import pytest
 from webapp_support import LiveApp, copy_database
 
 webdriver = pytest.importorskip("selenium.webdriver")
-from selenium.common.exceptions import NoAlertPresentException  # noqa: E402
+from selenium.common.exceptions import (  # noqa: E402
+    NoAlertPresentException,
+    NoSuchElementException,
+    StaleElementReferenceException,
+)
 from selenium.webdriver.chrome.service import Service as ChromeService  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
@@ -74,7 +78,9 @@ def _errors(driver) -> list[dict]:
 
 
 def _wait(driver, condition, timeout: float = 60):
-    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(condition)
+    # pages reload themselves after a change: an element may go stale while we look at it
+    ignored = (StaleElementReferenceException, NoSuchElementException)
+    return WebDriverWait(driver, timeout, poll_frequency=0.1, ignored_exceptions=ignored).until(condition)
 
 
 def _accept_alert(driver, text: str | None = None) -> None:
