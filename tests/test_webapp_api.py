@@ -309,3 +309,36 @@ def test_the_command_refuses_a_folder_that_is_not_an_app(tmp_path, capsys):
     require_app()
     assert main(["app", str(APP_DIR), "--db", str(tmp_path / "no" / "such.db")]) == 2
     assert "unable to open database file" in capsys.readouterr().err
+
+
+def test_a_stored_rule_that_does_not_compile_never_reaches_a_task(tmp_path):
+    db = copy_database(tmp_path)
+    broken = '{"atoms": {}, "combos": {"A": {"combo": "T(0).upper()", "score": 1, "mode": "logic"}}, "comboMode": "ADD"}'
+    with sqlite3.connect(db) as connection:  # as the original server would have saved it
+        connection.execute("INSERT INTO rules VALUES ('old', '', '', ?, '2025-01-01 00:00:00', '2025-01-01 00:00:00')",
+                           (broken,))
+        connection.execute("INSERT INTO tasks VALUES ('test 1', 'old', 'left running', 'running', "
+                           "'2025-01-01 00:00:00', NULL, NULL)")
+    with TestClient(create_app(APP_DIR, db)) as client:
+        response = client.post("/api/createTask", json={"data_name": "test 1", "rule_name": "old", "task_name": "n"})
+        assert response.status_code == 422 and response.json()["diagnostics"][0]["path"] == "combos.A.combo"
+        task = wait_for(client, "left running")
+    assert task["status"] == "failed"
+    assert task["result"].startswith("the rule 'old' does not compile: combos.A.combo, column ")
+
+
+def test_two_tasks_score_at_the_same_time(tmp_path):
+    from coscore.webapp import Store, TaskRunner
+
+    both = threading.Barrier(2, timeout=30)  # broken (an error) if the second task waits for the first
+
+    class Meeting(TaskRunner):
+        def score(self, data_name: str, rule_name: str) -> str:
+            both.wait()
+            return super().score(data_name, rule_name)
+
+    store = Store(copy_database(tmp_path))
+    runner = Meeting(store)
+    first, second = (runner.submit(store.add_task("test 1", "test 1", name), "test 1", "test 1") for name in "ab")
+    assert first.result(60) == second.result(60) == "completed"
+    runner.close()

@@ -100,4 +100,6 @@ class TaskRunner:
                              f"cannot be scored: {exc.message}") from None
 
     def close(self, wait: bool = True) -> None:
-        self._pool.shutdown(wait=wait)
+        """Stop taking tasks. Tasks not started yet stay ``running`` in the database and are
+        scored at the next start; with ``wait`` the ones scoring now are waited for."""
+        self._pool.shutdown(wait=wait, cancel_futures=True)
