@@ -26,7 +26,7 @@ from starlette.staticfiles import StaticFiles
 from ..diagnostics import RuleError
 from ..rule import compile as _compile
 from ..server import ApiError, Service, json_response, parse_json, read_body
-from ..spec import json_type
+from ..diagnostics import json_type
 from .store import Store
 from .tasks import DEFAULT_WORKERS, TaskRunner
 

@@ -3,7 +3,7 @@
 A task reads its dataset's lines ``1..length`` (line 0 is the CSV header), splits each as
 the original does (``line.split(',')[0].split('-')``: the text column, blanks joined by
 ``-``), scores them all at once with :meth:`coscore.Rule.score_many` and stores the
-original's ``result`` JSON (see :mod:`.results`). A task that cannot finish is stored as
+original's ``result`` JSON (see :mod:`.stored_result`). A task that cannot finish is stored as
 ``failed`` with a message that says why — the missing rule or dataset, the rule's
 diagnostics, or the answer (and its line in the data) that could not be scored.
 """
@@ -14,7 +14,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from ..diagnostics import RuleError
 from ..rule import compile as _compile
-from .results import AnswerFailed, result_json
+from .stored_result import AnswerFailed, result_json
 from .store import Store
 
 __all__ = ["TaskRunner", "TaskFailed", "task_answers", "describe_rule_error", "DEFAULT_WORKERS"]

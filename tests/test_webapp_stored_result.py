@@ -9,7 +9,7 @@ import pytest
 import coscore
 from conftest import load_cases
 from coscore.compat import Rule as OriginalRule
-from coscore.webapp.results import AnswerFailed, result_json
+from coscore.webapp.stored_result import AnswerFailed, result_json
 
 
 def _groups() -> list[tuple[dict, list[list[str]]]]:

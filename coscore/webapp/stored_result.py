@@ -20,7 +20,8 @@ import numpy as np
 
 from ..compat import Rule as _CompatRule
 from ..expr.nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary
-from ..rule import Batch, Rule
+from ..results import Batch
+from ..rule import Rule
 
 __all__ = ["AnswerFailed", "result_json"]
 
