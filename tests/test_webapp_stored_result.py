@@ -71,3 +71,10 @@ def test_typed_values_of_the_common_shapes():
     assert result_json(coscore.compile(source), source, answers) == expected == (
         '{"scores": [5.0, 10, 0], "logs": [{"A": 5.0, "B": 0, "C": 0}, {"A": 0, "B": 3, "C": 10}, '
         '{"A": 0, "B": 0, "C": 0}]}')
+
+
+def test_a_rule_without_combos_scores_zero_as_the_original():
+    source = {"atoms": {}, "combos": {}, "comboMode": "ADD"}
+    answers = [["x"], ["y"]]
+    expected, _ = _original(source, answers)
+    assert result_json(coscore.compile(source), source, answers) == expected == '{"scores": [0, 0], "logs": [{}, {}]}'

@@ -235,8 +235,6 @@ def result_json(rule: Rule, source: Any, answers: Sequence[list], batch: Batch |
         if error is not None:
             raise AnswerFailed(index, error)
     ids = rule.combo_ids
-    if not ids:
-        raise AnswerFailed(0, "the rule has no combos")
     kinds, score_kinds, unknown = _typed_columns(rule, batch)
     scores = _tokens(batch.scores, score_kinds)
     columns = [_tokens(batch.combos[cid], kind) for cid, kind in zip(ids, kinds)]
@@ -257,5 +255,5 @@ def result_json(rule: Rule, source: Any, answers: Sequence[list], batch: Batch |
                 column[index] = token
     keys = [json.dumps(cid).replace("{", "{{").replace("}", "}}") for cid in ids]
     entry = "{{" + ", ".join(f"{key}: {{}}" for key in keys) + "}}"
-    logs = ", ".join(map(entry.format, *columns))
+    logs = ", ".join(map(entry.format, *columns)) if columns else ", ".join(["{}"] * len(scores))
     return '{"scores": [' + ", ".join(scores.tolist()) + '], "logs": [' + logs + "]}"
