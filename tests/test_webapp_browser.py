@@ -104,6 +104,9 @@ def _open(driver, app, page: str) -> None:
 
 def test_the_original_frontend_works_end_to_end(browser, app, tmp_path):
     errors: list = []
+    for page in ("", "manual"):  # the other pages load cleanly too
+        _open(browser, app, page)
+        errors += _errors(browser)
 
     # -- data: upload a labelled CSV file ----------------------------------------------
     csv = tmp_path / "lane answers.csv"
