@@ -52,3 +52,21 @@ class RuleError(ValueError):
     def __init__(self, diagnostics: Iterable[Diagnostic]):
         self.diagnostics: list[Diagnostic] = list(diagnostics)
         super().__init__("\n".join(str(d) for d in self.diagnostics) or "invalid rule")
+
+
+#: The longest message (in characters) that coscore puts in an answer or a diagnostic.
+MESSAGE_LIMIT = 1000
+
+
+def shorten(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """``text`` cut to at most ``limit`` characters: its start, an ellipsis and its length.
+
+    ``shorten("x" * 5000, 40)`` is 20 ``x`` then ``"… (5,000 characters)"``. Text that
+    fits is returned unchanged.
+    """
+    if len(text) <= limit:
+        return text
+    tail = f"… ({len(text):,} characters)"
+    if len(tail) >= limit:
+        return text[:limit]
+    return text[: limit - len(tail)] + tail
