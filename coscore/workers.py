@@ -6,11 +6,14 @@ service:
 
 - each job has a **wall-time budget**: a worker still busy when it runs out is killed
   (``SIGKILL``), the job answered :class:`OverBudget` ``"time"``, and a fresh worker started;
-- each worker has a **memory budget**: its address space may grow by at most that many
-  bytes over what it used when it started (``RLIMIT_AS``), so an allocation past it raises
-  ``MemoryError`` inside the worker; the job is answered :class:`OverBudget` ``"memory"``
-  and the worker replaced. A worker that ends a job holding more than three quarters of
-  its budget is replaced too, so memory that was freed but not returned is given back;
+- each worker has a **memory budget**: its resident memory may grow by at most that many
+  bytes over what it held when it started. The pool watches it while a job runs (every
+  50 ms) and kills a worker past it; as a backstop, the worker's address space is
+  limited (``RLIMIT_AS``) to twice the budget over its start, so an allocation past that
+  raises ``MemoryError`` inside the worker. Either way the job is answered
+  :class:`OverBudget` ``"memory"`` and the worker replaced. A worker that ends a job
+  holding more than three quarters of its budget is replaced too, so memory that was
+  freed but not returned is given back;
 - at most ``size`` jobs run at once; a job that cannot get a worker within the
   wall-time budget is answered :class:`OverBudget` ``"workers"``.
 
@@ -32,6 +35,8 @@ __all__ = ["OverBudget", "WorkerStopped", "WorkerPool", "rss_bytes"]
 
 #: How long a new worker may take to start (import coscore) before the pool gives up.
 STARTUP_TIMEOUT = 120.0
+#: How often (seconds) the memory of a busy worker is looked at.
+WATCH_INTERVAL = 0.05
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
@@ -73,7 +78,7 @@ def _worker_main(conn: Connection, factory: Callable[..., Any], args: tuple, mem
     handle = factory(*args)
     base = rss_bytes()
     if memory:
-        limit = _address_space() + memory
+        limit = _address_space() + 2 * memory
         try:
             resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
         except (ValueError, OSError):  # a lower hard limit is already set: keep it
@@ -191,16 +196,14 @@ class WorkerPool:
             try:
                 await self._ensure_ready(worker)
                 worker.conn.send((kind, body))
-                await _readable(worker.conn, self.timeout)
+                await self._watch(worker)
                 reply = worker.conn.recv()
-            except asyncio.TimeoutError:
-                raise OverBudget("time", f"the request ran past its {self.timeout:g} s budget and was "
-                                 "stopped", self.timeout) from None
-            except (EOFError, OSError) as exc:
-                raise WorkerStopped(f"the worker stopped while working ({type(exc).__name__})") from None
+            except (EOFError, OSError):
+                worker.process.join(1)
+                raise WorkerStopped(f"the worker stopped while working (exit code {worker.process.exitcode})"
+                                    ) from None
             if reply[0] == "memory":
-                raise OverBudget("memory", f"the request needed more than the {self.memory:,} bytes of memory "
-                                 "a worker may use and was stopped", self.memory or 0)
+                raise self._over_memory()
             _, status, payload, stats = reply
             worker.stats = stats
             keep = not self.memory or stats.get("rss", 0) - worker.base_rss < self.memory * 3 // 4
@@ -208,6 +211,27 @@ class WorkerPool:
         finally:
             self.busy -= 1
             idle.put_nowait(worker if keep else self._replace(worker))
+
+    async def _watch(self, worker: _Worker) -> None:
+        """Wait for ``worker``'s answer within the wall-time budget, watching its memory."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout
+        while True:
+            left = deadline - loop.time()
+            if left <= 0:
+                raise OverBudget("time", f"the request ran past its {self.timeout:g} s budget and was stopped",
+                                 self.timeout)
+            try:
+                await _readable(worker.conn, min(left, WATCH_INTERVAL) if self.memory else left)
+                return
+            except asyncio.TimeoutError:
+                pass
+            if self.memory and rss_bytes(worker.process.pid) - worker.base_rss > self.memory:
+                raise self._over_memory()
+
+    def _over_memory(self) -> OverBudget:
+        return OverBudget("memory", f"the request needed more than the {self.memory:,} bytes of memory a "
+                          "worker may use and was stopped", self.memory or 0)
 
     def info(self) -> dict:
         """``{"size", "busy", "restarts", "timeout", "memory"}`` and the last ``stats`` of each worker."""
