@@ -535,7 +535,8 @@ def test_create_app_options():
 
     from coscore.server import create_app
 
-    app = create_app(max_body=100, cache_size=1, cors_origins=["http://localhost:5000"])
+    app = create_app(max_body=100, cache_size=1, cors_origins=["http://localhost:5000"], workers=1, timeout=3,
+                     memory=None, cache_bytes=2**20, body_timeout=2)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
@@ -553,11 +554,14 @@ def test_create_app_options():
                        headers={"Origin": "http://localhost:5000"})
             assert r.status_code == 200
             assert r.headers["access-control-allow-origin"] == "http://localhost:5000"
-            assert c.get("/healthz").json()["cache"]["maxsize"] == 1
+            health = c.get("/healthz").json()
+            assert health["cache"]["maxsize"] == 1 and health["cache"]["maxbytes"] == 2**20
+            assert health["workers"]["size"] == 1 and health["workers"]["timeout"] == 3
     finally:
         server.should_exit = True
         thread.join(10)
         sock.close()
+        app.state.pool.close()
 
 
 def test_serve_arguments():
@@ -572,6 +576,13 @@ def test_serve_arguments():
     args = parser.parse_args(["--host", "0.0.0.0", "--port", "9000", "--max-body", "1M"])
     assert (args.host, args.port, args.max_body) == ("0.0.0.0", 9000, 2**20)
     assert parse_size("512k") == 512 * 1024 and parse_size("123") == 123
+    args = parser.parse_args(["--workers", "3", "--timeout", "2.5", "--memory", "512M", "--cache-bytes", "64M",
+                              "--body-timeout", "4"])
+    assert (args.workers, args.timeout, args.memory, args.cache_bytes, args.body_timeout) == (
+        3, 2.5, 512 * 2**20, 64 * 2**20, 4.0)
+    for bad in (["--workers", "0"], ["--timeout", "-1"], ["--body-timeout", "nan"]):
+        with pytest.raises(SystemExit):
+            parser.parse_args(bad)
     with pytest.raises(SystemExit):
         parser.parse_args(["--port", "70000"])
     assert Rule  # the compat module loads alongside the server
