@@ -45,14 +45,15 @@ def workload() -> list[tuple[dict, list[list[str]]]]:
     return tasks
 
 
-def start_server() -> tuple[subprocess.Popen, str]:
+def start_server(*flags: str) -> tuple[subprocess.Popen, str]:
+    """``coscore serve FLAGS`` on a free loopback port: the process and its URL."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "coscore", "serve", "--port", str(port), "--log-level", "warning"],
-                            cwd=ROOT)
+    proc = subprocess.Popen([sys.executable, "-m", "coscore", "serve", "--port", str(port), "--log-level", "warning",
+                             *flags], cwd=ROOT)
     url = f"http://127.0.0.1:{port}"
-    for _ in range(200):
+    for _ in range(600):
         try:
             if httpx.get(url + "/healthz", timeout=1).status_code == 200:
                 return proc, url

@@ -8,9 +8,9 @@ service:
   (``SIGKILL``), the job answered :class:`OverBudget` ``"time"``, and a fresh worker started;
 - each worker has a **memory budget**: its resident memory may grow by at most that many
   bytes over what it held when it started. The pool watches it while a job runs (every
-  50 ms) and kills a worker past it; as a backstop, the worker's address space is
-  limited (``RLIMIT_AS``) to twice the budget over its start, so an allocation past that
-  raises ``MemoryError`` inside the worker. Either way the job is answered
+  20 ms) and kills a worker past it; as a backstop, the worker's address space is
+  limited (``RLIMIT_AS``) to 1.25 times the budget over its start, so an allocation past
+  that raises ``MemoryError`` inside the worker. Either way the job is answered
   :class:`OverBudget` ``"memory"`` and the worker replaced. A worker that ends a job
   holding more than three quarters of its budget is replaced too, so memory that was
   freed but not returned is given back;
@@ -36,7 +36,7 @@ __all__ = ["OverBudget", "WorkerStopped", "WorkerPool", "rss_bytes"]
 #: How long a new worker may take to start (import coscore) before the pool gives up.
 STARTUP_TIMEOUT = 120.0
 #: How often (seconds) the memory of a busy worker is looked at.
-WATCH_INTERVAL = 0.05
+WATCH_INTERVAL = 0.02
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
@@ -78,7 +78,7 @@ def _worker_main(conn: Connection, factory: Callable[..., Any], args: tuple, mem
     handle = factory(*args)
     base = rss_bytes()
     if memory:
-        limit = _address_space() + 2 * memory
+        limit = _address_space() + memory + memory // 4
         try:
             resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
         except (ValueError, OSError):  # a lower hard limit is already set: keep it
