@@ -53,10 +53,12 @@ def start_server(*flags: str) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen([sys.executable, "-m", "coscore", "serve", "--port", str(port), "--log-level", "warning",
                              *flags], cwd=ROOT)
     url = f"http://127.0.0.1:{port}"
-    for _ in range(600):
+    for _ in range(600):  # until every worker has started
         try:
-            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+            workers = httpx.get(url + "/healthz", timeout=1).json()["workers"]
+            if workers["ready"] == workers["size"]:
                 return proc, url
+            time.sleep(0.05)
         except httpx.HTTPError:
             time.sleep(0.05)
     proc.terminate()

@@ -176,9 +176,13 @@ class WorkerPool:
         return self._idle
 
     async def _ensure_ready(self, worker: _Worker) -> None:
-        if worker.ready:
-            return
-        await _readable(worker.conn, STARTUP_TIMEOUT)
+        while not worker.ready:  # (info() may take the message meanwhile)
+            await _readable(worker.conn, STARTUP_TIMEOUT)
+            if not worker.ready and worker.conn.poll():
+                self._take_ready(worker)
+
+    @staticmethod
+    def _take_ready(worker: _Worker) -> None:
         tag, base = worker.conn.recv()
         worker.ready, worker.base_rss = True, base
 
@@ -234,9 +238,13 @@ class WorkerPool:
                           "worker may use and was stopped", self.memory or 0)
 
     def info(self) -> dict:
-        """``{"size", "busy", "restarts", "timeout", "memory"}`` and the last ``stats`` of each worker."""
-        return {"size": self.size, "busy": self.busy, "restarts": self.restarts, "timeout": self.timeout,
-                "memory": self.memory, "stats": [w.stats for w in self._workers]}
+        """``{"size", "ready", "busy", "restarts", "timeout", "memory"}`` and each worker's last ``stats``."""
+        for worker in self._workers:
+            if not worker.ready and worker.process.is_alive() and worker.conn.poll():
+                self._take_ready(worker)
+        return {"size": self.size, "ready": sum(w.ready for w in self._workers), "busy": self.busy,
+                "restarts": self.restarts, "timeout": self.timeout, "memory": self.memory,
+                "stats": [w.stats for w in self._workers]}
 
     def close(self) -> None:
         """Stop every worker."""
