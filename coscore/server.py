@@ -541,8 +541,12 @@ def _ok(description: str, schema: dict) -> dict:
 
 _ERRORS = {
     "400": _ok("malformed JSON or request", _ref("Error")),
-    "413": _ok("request body over the limit", _ref("Error")),
-    "422": _ok("invalid rule (with its diagnostics)", _ref("RuleErrors")),
+    "408": _ok("the request body took longer than the body timeout to arrive", _ref("BudgetError")),
+    "413": _ok("request body over the limit", _ref("BudgetError")),
+    "422": _ok("invalid rule (with its diagnostics), or the request needed more than a worker's memory "
+               "budget", {"oneOf": [_ref("RuleErrors"), _ref("BudgetError")]}),
+    "503": _ok("the request ran past its wall-time budget (budget time), or every worker stayed busy "
+               "(budget workers)", _ref("BudgetError")),
 }
 _NUM = {"type": "number", "nullable": True}
 
@@ -565,10 +569,10 @@ OPENAPI: dict = {
                     "type": "object", "properties": {
                         "score": {"type": "number"},
                         "debugInfo": {"type": "object", "additionalProperties": _NUM}}}),
-                "400": _ERRORS["400"], "413": _ERRORS["413"],
-                "422": _ok("invalid rule (diagnostics), or the answer cannot be scored (exception: the "
-                           "original engine's exception class, e.g. ZeroDivisionError)",
-                           {"oneOf": [_ref("RuleErrors"), _ref("ScoringError")]}),
+                **_ERRORS,
+                "422": _ok("invalid rule (diagnostics), the answer cannot be scored (exception: the "
+                           "original engine's exception class, e.g. ZeroDivisionError), or over the memory budget",
+                           {"oneOf": [_ref("RuleErrors"), _ref("ScoringError"), _ref("BudgetError")]}),
             },
         }},
         "/v1/score": {"post": {
@@ -597,7 +601,8 @@ OPENAPI: dict = {
                     "valid": {"type": "boolean"},
                     "diagnostics": {"type": "array", "items": _ref("Diagnostic")},
                     "combos": {"type": "array", "items": {"type": "string"}}}}),
-                "400": _ERRORS["400"], "413": _ERRORS["413"],
+                **{code: _ERRORS[code] for code in ("400", "408", "413", "503")},
+                "422": _ok("over the memory budget", _ref("BudgetError")),
             },
         }},
         "/v1/explain": {"post": {
@@ -616,16 +621,17 @@ OPENAPI: dict = {
                             "atom": {"type": "string"}, "kind": {"type": "string"},
                             "text": {"type": "string"}, "hit": {"type": "boolean"}, "value": _NUM,
                             "evidence": {"type": "object", "nullable": True}}}},
+                        "callsOmitted": {"type": "integer", "description": f"calls after the first {MAX_CALLS}"},
                         "warnings": {"type": "array", "items": _ref("Diagnostic")}}}),
                 **_ERRORS,
             },
         }},
         "/healthz": {"get": {
-            "summary": "Liveness and cache statistics",
+            "summary": "Liveness, worker and cache statistics (never waits for a worker)",
             "operationId": "health",
             "responses": {"200": _ok("the service is up", {"type": "object", "properties": {
                 "status": {"type": "string"}, "version": {"type": "string"},
-                "uptime": {"type": "number"}, "cache": {"type": "object"}}})},
+                "uptime": {"type": "number"}, "cache": {"type": "object"}, "workers": {"type": "object"}}})},
         }},
         "/openapi.json": {"get": {
             "summary": "This description",
@@ -654,6 +660,10 @@ OPENAPI: dict = {
             "column": {"type": "integer", "nullable": True},
             "severity": {"type": "string", "enum": ["error", "warning"]}}},
         "Error": {"type": "object", "properties": {"error": {"type": "string"}}},
+        "BudgetError": {"type": "object", "properties": {
+            "error": {"type": "string"},
+            "budget": {"type": "string", "enum": ["time", "memory", "workers", "body", "body_timeout"]},
+            "limit": {"type": "number", "description": "the budget: seconds, bytes, or workers"}}},
         "RuleErrors": {"type": "object", "properties": {
             "error": {"type": "string", "example": "invalid rule"},
             "diagnostics": {"type": "array", "items": _ref("Diagnostic")}}},
