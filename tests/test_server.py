@@ -517,6 +517,15 @@ def test_messages_and_responses_are_short(budget_url, combo, answer):
             assert len(message) <= 1000 and "characters)" in message
 
 
+def test_explain_lists_at_most_1000_calls(budget_url):
+    combo = "+".join(f"G(0, T(0)+'{i}')" for i in range(100))
+    rule = {"atoms": {"0": {"type": "EM", "desc": "a"}}, "comboMode": "ADD",
+            "combos": {f"A{j}": {"combo": combo, "score": 1, "mode": "value"} for j in range(12)}}
+    with httpx.Client(base_url=budget_url, timeout=30) as c:
+        body = c.post("/v1/explain", json={"rule": rule, "answer": ["a"]}).json()
+    assert len(body["calls"]) == 1000 and body["callsOmitted"] == 200
+
+
 def test_shorten():
     from coscore.diagnostics import shorten
 
