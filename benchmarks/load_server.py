@@ -45,17 +45,20 @@ def workload() -> list[tuple[dict, list[list[str]]]]:
     return tasks
 
 
-def start_server() -> tuple[subprocess.Popen, str]:
+def start_server(*flags: str) -> tuple[subprocess.Popen, str]:
+    """``coscore serve FLAGS`` on a free loopback port: the process and its URL."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "coscore", "serve", "--port", str(port), "--log-level", "warning"],
-                            cwd=ROOT)
+    proc = subprocess.Popen([sys.executable, "-m", "coscore", "serve", "--port", str(port), "--log-level", "warning",
+                             *flags], cwd=ROOT)
     url = f"http://127.0.0.1:{port}"
-    for _ in range(200):
+    for _ in range(600):  # until every worker has started
         try:
-            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+            workers = httpx.get(url + "/healthz", timeout=1).json()["workers"]
+            if workers["ready"] == workers["size"]:
                 return proc, url
+            time.sleep(0.05)
         except httpx.HTTPError:
             time.sleep(0.05)
     proc.terminate()

@@ -12,18 +12,26 @@ Endpoints (all JSON; see ``GET /openapi.json``):
 
 Malformed JSON or a malformed request gives 400, an invalid rule 422 with its
 diagnostics, a body over the limit 413 (refused from its ``Content-Length`` or while it
-streams in, never read whole). Compiled rules are kept in a bounded LRU keyed by the
-rule's content; parsing, compiling and scoring run in worker threads, off the event loop.
-Numbers that JSON cannot hold (NaN, ±inf) are sent as ``null``.
+streams in, never read whole), a body still arriving after ``body_timeout`` seconds 408.
+Parsing, compiling and scoring run in a bounded pool of worker processes
+(:mod:`coscore.workers`), off the event loop: a request past its wall-time budget is
+answered 503 and its worker killed and replaced, one past the memory budget 422; both
+name the budget (``{"error": ..., "budget": "time", "limit": 5}``). Each worker keeps its
+compiled rules in an LRU keyed by the rule's content and bounded in count and bytes.
+Messages are at most 1,000 characters (:func:`coscore.diagnostics.shorten`). Numbers
+that JSON cannot hold (NaN, ±inf) are sent as ``null``.
 
 Run it with ``coscore serve`` or embed :func:`create_app` in any ASGI server.
 """
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import dataclasses
 import json
 import math
+import os
 import re
 import time
 from typing import Any, Awaitable, Callable
@@ -31,12 +39,12 @@ from typing import Any, Awaitable, Callable
 from . import __version__
 from . import rule as _rule
 from .compat import RuleCache
-from .diagnostics import RuleError, json_type
+from .diagnostics import RuleError, json_type, shorten
 from .results import failure_message
+from .workers import OverBudget, WorkerPool, WorkerStopped, rss_bytes
 
 try:  # the service is an extra: pip install 'coscore[serve]'
     from starlette.applications import Starlette
-    from starlette.concurrency import run_in_threadpool
     from starlette.exceptions import HTTPException
     from starlette.requests import ClientDisconnect, Request
     from starlette.responses import Response
@@ -45,9 +53,22 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
     raise ImportError(f"coscore serve needs starlette and uvicorn ({exc.name} is missing)") from exc
 
 DEFAULT_MAX_BODY = 16 * 2**20
+#: Compiled rules kept per worker, and their bytes (see :class:`coscore.compat.RuleCache`).
 DEFAULT_CACHE_SIZE = 256
+DEFAULT_CACHE_BYTES = 256 * 2**20
+#: Worker processes: one per core, at least 2 and at most 8.
+DEFAULT_WORKERS = max(2, min(8, os.cpu_count() or 1))
+#: Wall-time budget of one request (seconds), once a worker has it.
+DEFAULT_TIMEOUT = 5.0
+#: Bytes a worker's memory may grow by over what it holds when started.
+DEFAULT_MEMORY = 2**30
+#: Seconds a client may take to send a request body.
+DEFAULT_BODY_TIMEOUT = 10.0
+#: ``/v1/explain`` lists at most this many atom calls.
+MAX_CALLS = 1000
 
-__all__ = ["create_app", "add_arguments", "run", "OPENAPI", "DEFAULT_MAX_BODY"]
+__all__ = ["create_app", "add_arguments", "run", "OPENAPI", "DEFAULT_MAX_BODY", "DEFAULT_CACHE_SIZE",
+           "DEFAULT_CACHE_BYTES", "DEFAULT_WORKERS", "DEFAULT_TIMEOUT", "DEFAULT_MEMORY", "DEFAULT_BODY_TIMEOUT"]
 
 
 # -- errors and JSON ---------------------------------------------------------------------
@@ -89,15 +110,32 @@ def _floats(values: Any) -> list:
     return [v if isfinite(v) else None for v in values.tolist()]
 
 
+def _json_bytes(payload: Any) -> bytes:
+    return json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+
+
 def json_response(payload: Any, status: int = 200, headers: dict | None = None) -> Response:
-    body = json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    return Response(body.encode("utf-8"), status, headers=headers, media_type="application/json")
+    return Response(_json_bytes(payload), status, headers=headers, media_type="application/json")
+
+
+def _error_payload(exc: ApiError) -> dict:
+    return _finite({"error": shorten(exc.message), **exc.extra})
 
 
 def _error_response(exc: ApiError) -> Response:
-    payload = {"error": exc.message, **exc.extra}
-    headers = {"Connection": "close"} if exc.status == 413 else None
-    return json_response(_finite(payload), exc.status, headers)
+    headers = {"Connection": "close"} if exc.status in (408, 413) else None
+    return json_response(_error_payload(exc), exc.status, headers)
+
+
+def _short_strings(value: Any) -> Any:
+    """``value`` with every string in it (not the keys) cut by :func:`shorten`, recursively."""
+    if type(value) is str:
+        return shorten(value)
+    if type(value) is dict:
+        return {k: _short_strings(v) for k, v in value.items()}
+    if type(value) is list:
+        return [_short_strings(v) for v in value]
+    return value
 
 
 def _reject_constant(name: str) -> Any:
@@ -142,18 +180,35 @@ def _answer(value: Any, where: str) -> list:
 
 
 def _diagnostics(items: Any) -> list[dict]:
-    return [d.to_dict() for d in items]
+    return [{**d.to_dict(), "message": shorten(d.message)} for d in items]
 
 
 # -- the service -------------------------------------------------------------------------
 
 
 class Service:
-    """The endpoint logic, synchronous (it runs in worker threads)."""
+    """The endpoint logic, synchronous: one runs in each worker process (see :func:`handler`)."""
 
-    def __init__(self, cache_size: int = DEFAULT_CACHE_SIZE):
-        self.cache = RuleCache(cache_size)
-        self.started = time.time()
+    def __init__(self, cache_size: int = DEFAULT_CACHE_SIZE, cache_bytes: int | None = DEFAULT_CACHE_BYTES):
+        self.cache = RuleCache(cache_size, maxbytes=cache_bytes, measure=True)
+        self.endpoints: dict[str, Callable[[bytes], Any]] = {
+            "testRule": self.test_rule, "score": self.score, "check": self.check, "explain": self.explain,
+        }
+
+    def handle(self, kind: str, body: bytes) -> tuple[int, bytes, dict]:
+        """Answer one request: ``(status, JSON bytes, statistics of this worker)``.
+
+        ``MemoryError`` is left to the caller (the worker pool answers it as over budget).
+        """
+        try:
+            status, payload = 200, self.endpoints[kind](body)
+        except ApiError as exc:
+            status, payload = exc.status, _error_payload(exc)
+        except MemoryError:
+            raise
+        except Exception as exc:  # never take the service down
+            status, payload = 500, {"error": shorten(f"internal error: {type(exc).__name__}: {exc}")}
+        return status, _json_bytes(payload), {"cache": self.cache.info(), "rss": rss_bytes()}
 
     def compile(self, data: dict) -> "_rule.Rule":
         source = data["rule"]
@@ -179,6 +234,8 @@ class Service:
         results: list = []
         try:
             score = rule.evaluate(blanks, results)
+        except MemoryError:
+            raise
         except Exception as exc:  # the answer cannot be scored: the original answered 500
             message = failure_message(rule.combo_ids, results, exc)
             raise ApiError(422, message, exception=type(exc).__name__) from None
@@ -196,7 +253,7 @@ class Service:
         return {
             "scores": _floats(batch.scores),
             "combos": {cid: _floats(values) for cid, values in batch.combos.items()},
-            "errors": list(batch.errors),
+            "errors": [None if e is None else shorten(e) for e in batch.errors],
             "warnings": _diagnostics(rule.warnings),
         }
 
@@ -217,7 +274,7 @@ class Service:
         rule = self.compile(data)
         blanks = _answer(data["answer"], "'answer'")
         outcome, calls = rule.trace(blanks)
-        return _finite({
+        return _short_strings(_finite({
             "score": outcome.score,
             "error": outcome.error,
             "combos": dict(outcome.combos),
@@ -226,14 +283,16 @@ class Service:
                     "combo": c.combo, "op": c.op, "atom": c.atom, "kind": _kind(rule, c.atom),
                     "text": c.text, "hit": bool(c.hit), "value": c.value, "evidence": _evidence(rule, c),
                 }
-                for c in calls
+                for c in calls[:MAX_CALLS]
             ],
+            "callsOmitted": max(0, len(calls) - MAX_CALLS),
             "warnings": _diagnostics(rule.warnings),
-        })
+        }))
 
-    def health(self) -> Any:
-        return {"status": "ok", "version": __version__, "uptime": round(time.time() - self.started, 3),
-                "cache": self.cache.info()}
+
+def handler(cache_size: int = DEFAULT_CACHE_SIZE, cache_bytes: int | None = DEFAULT_CACHE_BYTES) -> Callable:
+    """A worker's request handler, :meth:`Service.handle` (the factory of the worker pool)."""
+    return Service(cache_size, cache_bytes).handle
 
 
 def _kind(rule: "_rule.Rule", atom_id: str) -> str | None:
@@ -257,8 +316,9 @@ def _evidence(rule: "_rule.Rule", call: Any) -> Any:
 # -- ASGI --------------------------------------------------------------------------------
 
 
-async def read_body(request: Request, limit: int) -> bytes:
-    """The whole body, refusing (413) one over ``limit`` bytes without reading it all."""
+async def read_body(request: Request, limit: int, timeout: float | None = None) -> bytes:
+    """The whole body, refusing (413) one over ``limit`` bytes without reading it all,
+    and (408) one still arriving after ``timeout`` seconds."""
     declared = request.headers.get("content-length")
     if declared is not None:
         try:
@@ -266,48 +326,87 @@ async def read_body(request: Request, limit: int) -> bytes:
         except ValueError:
             raise ApiError(400, "invalid Content-Length") from None
         if length > limit:
-            raise ApiError(413, f"the request body is {length} bytes; the limit is {limit}", limit=limit)
+            raise ApiError(413, f"the request body is {length} bytes; the limit is {limit}",
+                           budget="body", limit=limit)
     chunks: list[bytes] = []
-    size = 0
-    try:
+
+    async def receive() -> None:
+        size = 0
         async for chunk in request.stream():
             size += len(chunk)
             if size > limit:
-                raise ApiError(413, f"the request body is over the limit of {limit} bytes", limit=limit)
+                raise ApiError(413, f"the request body is over the limit of {limit} bytes", budget="body", limit=limit)
             chunks.append(chunk)
+
+    try:
+        await asyncio.wait_for(receive(), timeout)
     except ClientDisconnect:
         raise ApiError(400, "the client disconnected while sending the body") from None
+    except asyncio.TimeoutError:
+        raise ApiError(408, f"the request body took longer than {timeout:g} s to arrive",
+                       budget="body_timeout", limit=timeout) from None
     return b"".join(chunks)
 
 
-def _endpoint(handler: Callable[[bytes], Any], max_body: int) -> Callable[[Request], Awaitable[Response]]:
+_BUDGET_STATUS = {"time": 503, "workers": 503, "memory": 422}
+
+
+def _endpoint(pool: WorkerPool, kind: str, max_body: int, body_timeout: float | None
+              ) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
         try:
-            body = await read_body(request, max_body)
-            payload = await run_in_threadpool(handler, body)
+            body = await read_body(request, max_body, body_timeout)
+            status, payload = await pool.run(kind, body)
         except ApiError as exc:
             return _error_response(exc)
-        except Exception as exc:  # never take the service down
-            return json_response({"error": f"internal error: {type(exc).__name__}: {exc}"}, 500)
-        return json_response(payload)
+        except OverBudget as exc:
+            headers = {"Retry-After": "1"} if exc.budget == "workers" else None
+            return json_response({"error": exc.message, "budget": exc.budget, "limit": exc.limit},
+                                 _BUDGET_STATUS[exc.budget], headers)
+        except WorkerStopped as exc:
+            return json_response({"error": str(exc)}, 500)
+        return Response(payload, status, media_type="application/json")
 
     return endpoint
 
 
-def create_app(max_body: int = DEFAULT_MAX_BODY, cache_size: int = DEFAULT_CACHE_SIZE,
-               cors_origins: list[str] | None = None) -> Starlette:
-    """The ASGI application.
+def _health(pool: WorkerPool, started: float) -> dict:
+    """Liveness, the pool and the workers' caches, from what the workers last reported."""
+    info = pool.info()
+    caches = [stats["cache"] for stats in info.pop("stats") if stats]
+    cache = {name: sum(c[name] for c in caches) for name in ("size", "bytes", "hits", "misses")}
+    cache["maxsize"], cache["maxbytes"] = pool.args
+    return {"status": "ok", "version": __version__, "uptime": round(time.time() - started, 3),
+            "cache": cache, "workers": info}
 
-    ``max_body`` is the largest request body accepted (bytes), ``cache_size`` how many
-    compiled rules are kept, ``cors_origins`` the browser origins allowed to call the
-    service from another site (``["*"]`` for any; default none).
+
+def create_app(max_body: int = DEFAULT_MAX_BODY, cache_size: int = DEFAULT_CACHE_SIZE,
+               cors_origins: list[str] | None = None, *, workers: int = DEFAULT_WORKERS,
+               timeout: float = DEFAULT_TIMEOUT, memory: int | None = DEFAULT_MEMORY,
+               cache_bytes: int | None = DEFAULT_CACHE_BYTES,
+               body_timeout: float | None = DEFAULT_BODY_TIMEOUT) -> Starlette:
+    """The ASGI application; it starts its worker processes at once.
+
+    ``max_body`` is the largest request body accepted (bytes), ``cache_size`` and
+    ``cache_bytes`` how many compiled rules each worker keeps and how many bytes they
+    may take, ``cors_origins`` the browser origins allowed to call the service from
+    another site (``["*"]`` for any; default none). ``workers`` worker processes score
+    at once; a request gets ``timeout`` seconds of a worker's time and each worker may
+    grow by ``memory`` bytes (``None``: unbounded); ``body_timeout`` seconds is the most
+    a client may take to send a body (``None``: no limit). ``/healthz`` is answered by
+    the event loop itself and never waits for a worker.
     """
     if max_body < 0:
         raise ValueError("max_body must be >= 0")
-    service = Service(cache_size)
+    if cache_size < 0 or (cache_bytes is not None and cache_bytes < 0):
+        raise ValueError("cache_size and cache_bytes must be >= 0")
+    if body_timeout is not None and body_timeout <= 0:
+        raise ValueError("body_timeout must be > 0 (or None)")
+    pool = WorkerPool(handler, (cache_size, cache_bytes), size=workers, timeout=timeout, memory=memory)
+    started = time.time()
 
     async def health(request: Request) -> Response:
-        return json_response(service.health())
+        return json_response(_health(pool, started))
 
     async def openapi(request: Request) -> Response:
         return json_response(OPENAPI)
@@ -317,11 +416,18 @@ def create_app(max_body: int = DEFAULT_MAX_BODY, cache_size: int = DEFAULT_CACHE
         detail = getattr(exc, "detail", None) or "error"
         return json_response({"error": detail}, status, getattr(exc, "headers", None))
 
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette):
+        try:
+            yield
+        finally:
+            pool.close()
+
     routes = [
-        Route("/api/testRule", _endpoint(service.test_rule, max_body), methods=["POST"]),
-        Route("/v1/score", _endpoint(service.score, max_body), methods=["POST"]),
-        Route("/v1/check", _endpoint(service.check, max_body), methods=["POST"]),
-        Route("/v1/explain", _endpoint(service.explain, max_body), methods=["POST"]),
+        Route(path, _endpoint(pool, kind, max_body, body_timeout), methods=["POST"])
+        for path, kind in (("/api/testRule", "testRule"), ("/v1/score", "score"), ("/v1/check", "check"),
+                           ("/v1/explain", "explain"))
+    ] + [
         Route("/healthz", health, methods=["GET"]),
         Route("/openapi.json", openapi, methods=["GET"]),
     ]
@@ -332,8 +438,9 @@ def create_app(max_body: int = DEFAULT_MAX_BODY, cache_size: int = DEFAULT_CACHE
 
         middleware.append(Middleware(CORSMiddleware, allow_origins=list(cors_origins),
                                      allow_methods=["GET", "POST"], allow_headers=["Content-Type"]))
-    app = Starlette(routes=routes, middleware=middleware, exception_handlers={HTTPException: http_error})
-    app.state.service = service
+    app = Starlette(routes=routes, middleware=middleware, exception_handlers={HTTPException: http_error},
+                    lifespan=lifespan)
+    app.state.pool = pool
     app.state.max_body = max_body
     return app
 
@@ -362,6 +469,19 @@ def _port(text: str) -> int:
     return port
 
 
+def _positive(kind: type) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            value = 0
+        if not value > 0 or not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"not a positive number: {text!r}")
+        return value
+
+    return parse
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``coscore serve``."""
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; "
@@ -370,7 +490,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-body", type=parse_size, default=DEFAULT_MAX_BODY, metavar="BYTES",
                         help="largest request body accepted, e.g. 16M (default 16 MiB); larger ones get 413")
     parser.add_argument("--cache-size", type=int, default=DEFAULT_CACHE_SIZE, metavar="N",
-                        help=f"compiled rules kept in memory (default {DEFAULT_CACHE_SIZE})")
+                        help=f"compiled rules each worker keeps (default {DEFAULT_CACHE_SIZE})")
+    parser.add_argument("--cache-bytes", type=parse_size, default=DEFAULT_CACHE_BYTES, metavar="BYTES",
+                        help="memory the compiled rules each worker keeps may take (default 256M)")
+    parser.add_argument("--workers", type=_positive(int), default=DEFAULT_WORKERS, metavar="N",
+                        help=f"worker processes scoring at once (default: one per core, 2 to 8; here {DEFAULT_WORKERS})")
+    parser.add_argument("--timeout", type=_positive(float), default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                        help=f"wall-time budget of one request; past it the worker is killed and the request "
+                        f"answered 503 (default {DEFAULT_TIMEOUT:g})")
+    parser.add_argument("--memory", type=parse_size, default=DEFAULT_MEMORY, metavar="BYTES",
+                        help="memory a worker may grow by; a request needing more is answered 422 "
+                        "(default 1G; 0 for no limit)")
+    parser.add_argument("--body-timeout", type=_positive(float), default=DEFAULT_BODY_TIMEOUT, metavar="SECONDS",
+                        help=f"time a client may take to send a request body, else 408 (default {DEFAULT_BODY_TIMEOUT:g})")
     parser.add_argument("--cors-origin", action="append", metavar="ORIGIN", dest="cors_origins",
                         help="allow browser pages from ORIGIN (e.g. http://localhost:5000, or '*') to call "
                         "the service; repeatable")
@@ -385,7 +517,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.cache_size < 0:
         raise SystemExit("coscore serve: --cache-size must be >= 0")
-    app = create_app(max_body=args.max_body, cache_size=args.cache_size, cors_origins=args.cors_origins)
+    app = create_app(max_body=args.max_body, cache_size=args.cache_size, cors_origins=args.cors_origins,
+                     workers=args.workers, timeout=args.timeout, memory=args.memory or None,
+                     cache_bytes=args.cache_bytes, body_timeout=args.body_timeout)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0
 
@@ -407,8 +541,12 @@ def _ok(description: str, schema: dict) -> dict:
 
 _ERRORS = {
     "400": _ok("malformed JSON or request", _ref("Error")),
-    "413": _ok("request body over the limit", _ref("Error")),
-    "422": _ok("invalid rule (with its diagnostics)", _ref("RuleErrors")),
+    "408": _ok("the request body took longer than the body timeout to arrive", _ref("BudgetError")),
+    "413": _ok("request body over the limit", _ref("BudgetError")),
+    "422": _ok("invalid rule (with its diagnostics), or the request needed more than a worker's memory "
+               "budget", {"oneOf": [_ref("RuleErrors"), _ref("BudgetError")]}),
+    "503": _ok("the request ran past its wall-time budget (budget time), or every worker stayed busy "
+               "(budget workers)", _ref("BudgetError")),
 }
 _NUM = {"type": "number", "nullable": True}
 
@@ -431,10 +569,10 @@ OPENAPI: dict = {
                     "type": "object", "properties": {
                         "score": {"type": "number"},
                         "debugInfo": {"type": "object", "additionalProperties": _NUM}}}),
-                "400": _ERRORS["400"], "413": _ERRORS["413"],
-                "422": _ok("invalid rule (diagnostics), or the answer cannot be scored (exception: the "
-                           "original engine's exception class, e.g. ZeroDivisionError)",
-                           {"oneOf": [_ref("RuleErrors"), _ref("ScoringError")]}),
+                **_ERRORS,
+                "422": _ok("invalid rule (diagnostics), the answer cannot be scored (exception: the "
+                           "original engine's exception class, e.g. ZeroDivisionError), or over the memory budget",
+                           {"oneOf": [_ref("RuleErrors"), _ref("ScoringError"), _ref("BudgetError")]}),
             },
         }},
         "/v1/score": {"post": {
@@ -463,7 +601,8 @@ OPENAPI: dict = {
                     "valid": {"type": "boolean"},
                     "diagnostics": {"type": "array", "items": _ref("Diagnostic")},
                     "combos": {"type": "array", "items": {"type": "string"}}}}),
-                "400": _ERRORS["400"], "413": _ERRORS["413"],
+                **{code: _ERRORS[code] for code in ("400", "408", "413", "503")},
+                "422": _ok("over the memory budget", _ref("BudgetError")),
             },
         }},
         "/v1/explain": {"post": {
@@ -482,16 +621,17 @@ OPENAPI: dict = {
                             "atom": {"type": "string"}, "kind": {"type": "string"},
                             "text": {"type": "string"}, "hit": {"type": "boolean"}, "value": _NUM,
                             "evidence": {"type": "object", "nullable": True}}}},
+                        "callsOmitted": {"type": "integer", "description": f"calls after the first {MAX_CALLS}"},
                         "warnings": {"type": "array", "items": _ref("Diagnostic")}}}),
                 **_ERRORS,
             },
         }},
         "/healthz": {"get": {
-            "summary": "Liveness and cache statistics",
+            "summary": "Liveness, worker and cache statistics (never waits for a worker)",
             "operationId": "health",
             "responses": {"200": _ok("the service is up", {"type": "object", "properties": {
                 "status": {"type": "string"}, "version": {"type": "string"},
-                "uptime": {"type": "number"}, "cache": {"type": "object"}}})},
+                "uptime": {"type": "number"}, "cache": {"type": "object"}, "workers": {"type": "object"}}})},
         }},
         "/openapi.json": {"get": {
             "summary": "This description",
@@ -520,6 +660,10 @@ OPENAPI: dict = {
             "column": {"type": "integer", "nullable": True},
             "severity": {"type": "string", "enum": ["error", "warning"]}}},
         "Error": {"type": "object", "properties": {"error": {"type": "string"}}},
+        "BudgetError": {"type": "object", "properties": {
+            "error": {"type": "string"},
+            "budget": {"type": "string", "enum": ["time", "memory", "workers", "body", "body_timeout"]},
+            "limit": {"type": "number", "description": "the budget: seconds, bytes, or workers"}}},
         "RuleErrors": {"type": "object", "properties": {
             "error": {"type": "string", "example": "invalid rule"},
             "diagnostics": {"type": "array", "items": _ref("Diagnostic")}}},

@@ -183,6 +183,24 @@ def test_cache_is_bounded_lru_and_remembers_errors():
     assert cache.info()["maxsize"] == 2
 
 
+def test_cache_is_bounded_in_bytes():
+    from coscore.compat import rule_nbytes
+
+    size = rule_nbytes(coscore.compile(_rule(1)))
+    assert size > 0
+    cache = RuleCache(100, maxbytes=int(size * 2.5))
+    for i in range(10):
+        cache.get(_rule(i))
+    info = cache.info()
+    assert info["size"] == 2 and 0 < info["bytes"] <= info["maxbytes"]
+    tiny = RuleCache(100, maxbytes=10)  # every rule is larger: compiled, returned, not kept
+    assert tiny.get(_rule(1)).combo_ids == ["A", "B"]
+    assert len(tiny) == 0 and tiny.info()["bytes"] == 0
+    measured = RuleCache(100, maxbytes=2**30, measure=True)
+    measured.get(_rule(1))
+    assert measured.info()["bytes"] >= size
+
+
 def test_cache_is_thread_safe():
     cache = RuleCache(8)
     rules = [_rule(i) for i in range(20)]

@@ -53,20 +53,19 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def base_url():
-    """``coscore serve`` in a subprocess on a free loopback port."""
+def _serve(*flags: str):
+    """``coscore serve FLAGS`` in a subprocess on a free loopback port: yields its URL."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     for _attempt in range(3):
         port = _free_port()
         proc = subprocess.Popen(
             [sys.executable, "-m", "coscore", "serve", "--host", "127.0.0.1", "--port", str(port),
-             "--max-body", str(MAX_BODY), "--log-level", "warning"],
+             "--log-level", "warning", *flags],
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         )
         url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 30
         while time.monotonic() < deadline and proc.poll() is None:
             try:
                 if httpx.get(url + "/healthz", timeout=1).status_code == 200:
@@ -91,6 +90,12 @@ def base_url():
             proc.wait()
         if proc.stdout:
             proc.stdout.close()
+
+
+@pytest.fixture(scope="module")
+def base_url():
+    """``coscore serve`` with the default budgets and a small body limit."""
+    yield from _serve("--max-body", str(MAX_BODY))
 
 
 @pytest.fixture()
@@ -397,6 +402,139 @@ def test_concurrent_load_is_correct(base_url):
           f"({len(latencies) / wall:.0f} req/s): p50 {p50:.1f} ms, p99 {p99:.1f} ms")
 
 
+# -- budgets: one hostile request costs the others nothing --------------------------------
+
+TIMEOUT, MEMORY, CACHE_BYTES, BODY_TIMEOUT = 1.5, 150 * 2**20, 60 * 2**20, 1.0
+
+
+def _one_combo(atoms: dict, combo: str) -> dict:
+    return {"atoms": atoms, "combos": {"A": {"combo": combo, "score": 1, "mode": "value"}}, "comboMode": "ADD"}
+
+
+def _wide_atoms(n: int, salt: int = 0) -> dict:
+    """``n`` SM atoms whose options span many 256-code-point blocks (~200 KB of tables each)."""
+    desc = ",".join("".join(chr(0x4E00 + 256 * k + j) for k in range(60)) for j in range(3))
+    return {str(i): {"type": "SM", "desc": desc + chr(0x3400 + i) + chr(0xAC00 + salt)} for i in range(n)}
+
+
+FREEZE = {"rule": _one_combo({"0": {"type": "SM", "desc": ",".join(["~a"] * 20000)}}, "G(0, T(0))"),
+          "answer": ["a" * 1_000_000]}
+
+
+@pytest.fixture(scope="module")
+def budget_url():
+    """``coscore serve`` with small budgets, so that each test is quick."""
+    yield from _serve("--workers", "2", "--timeout", str(TIMEOUT), "--memory", str(MEMORY),
+                      "--cache-bytes", str(CACHE_BYTES), "--body-timeout", str(BODY_TIMEOUT), "--max-body", "8M")
+
+
+def test_a_freezing_request_is_stopped_while_healthz_answers(budget_url):
+    results = []
+    with httpx.Client(base_url=budget_url, timeout=30) as c:
+        restarts = c.get("/healthz").json()["workers"]["restarts"]
+
+        def freeze():
+            start = time.monotonic()
+            r = c.post("/api/testRule", json=FREEZE)
+            results.append((r, time.monotonic() - start))
+
+        thread = threading.Thread(target=freeze)
+        thread.start()
+        time.sleep(0.3)
+        slowest = 0.0
+        while thread.is_alive():
+            start = time.monotonic()
+            assert c.get("/healthz").status_code == 200
+            slowest = max(slowest, time.monotonic() - start)
+            time.sleep(0.05)
+        thread.join()
+        ((r, elapsed),) = results
+        assert r.status_code == 503, r.text[:300]
+        assert r.json()["budget"] == "time" and r.json()["limit"] == TIMEOUT
+        assert elapsed < TIMEOUT + 5
+        assert slowest < 1.0
+        # the worker was replaced and the next request works
+        ok = c.post("/api/testRule", json={"rule": SM_RULE, "answer": ["我爱祖国", "a"]})
+        assert ok.status_code == 200 and ok.json()["score"] == 4.5
+        assert c.get("/healthz").json()["workers"]["restarts"] > restarts
+
+
+def test_a_memory_hungry_request_is_refused(budget_url):
+    with httpx.Client(base_url=budget_url, timeout=30) as c:
+        r = c.post("/v1/check", json={"rule": _one_combo(_wide_atoms(1500), "G(0, T(0))")})
+        assert r.status_code == 422, r.text[:300]
+        assert r.json()["budget"] == "memory" and r.json()["limit"] == MEMORY
+        assert c.post("/v1/check", json={"rule": SM_RULE}).json()["valid"] is True
+
+
+def test_the_rule_cache_is_bounded_in_bytes(budget_url):
+    with httpx.Client(base_url=budget_url, timeout=30) as c:
+        for salt in range(4):  # ~40 MB of tables each, 60 MB of cache per worker
+            r = c.post("/v1/check", json={"rule": _one_combo(_wide_atoms(200, salt), "G(0, T(0))")})
+            assert r.status_code == 200 and r.json()["valid"] is True
+        cache = c.get("/healthz").json()["cache"]
+        assert cache["maxbytes"] == CACHE_BYTES
+        assert 0 < cache["bytes"] <= 2 * CACHE_BYTES  # two workers
+        assert cache["size"] <= 3
+
+
+def test_a_slow_drip_body_is_timed_out(budget_url):
+    host, port = budget_url.removeprefix("http://").split(":")
+    start = time.monotonic()
+    with socket.create_connection((host, int(port)), timeout=10) as s:
+        s.sendall(b"POST /v1/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 1000\r\n\r\n{")
+        data = b""
+        try:
+            while b"\r\n\r\n" not in data and time.monotonic() - start < 8:
+                s.sendall(b" ")
+                time.sleep(0.2)
+                s.settimeout(0.01)
+                try:
+                    data += s.recv(4096)
+                except socket.timeout:
+                    pass
+        except OSError:  # the server closed the connection after answering
+            pass
+    assert data.startswith(b"HTTP/1.1 408"), data[:100]
+    assert time.monotonic() - start < BODY_TIMEOUT + 3
+
+
+@pytest.mark.parametrize("combo, answer", [
+    ("T(T(0)+T(0)+T(0))", "x" * 5000),
+    ("T(T(0))", "y" * 200_000),
+])
+def test_messages_and_responses_are_short(budget_url, combo, answer):
+    rule = _one_combo({}, combo)
+    with httpx.Client(base_url=budget_url, timeout=30) as c:
+        for path, key, value in (("/api/testRule", "answer", [answer]), ("/v1/score", "answers", [[answer]] * 3),
+                                 ("/v1/explain", "answer", [answer])):
+            r = c.post(path, json={"rule": rule, key: value})
+            assert r.status_code in (200, 422), r.text[:300]
+            assert len(r.content) < 10_000, (path, len(r.content))
+            body = r.json()
+            message = body.get("error") or body["errors"][0]
+            assert len(message) <= 1000 and "characters)" in message
+
+
+def test_explain_lists_at_most_1000_calls(budget_url):
+    combo = "+".join(f"G(0, T(0)+'{i}')" for i in range(100))
+    rule = {"atoms": {"0": {"type": "EM", "desc": "a"}}, "comboMode": "ADD",
+            "combos": {f"A{j}": {"combo": combo, "score": 1, "mode": "value"} for j in range(12)}}
+    with httpx.Client(base_url=budget_url, timeout=30) as c:
+        body = c.post("/v1/explain", json={"rule": rule, "answer": ["a"]}).json()
+    assert len(body["calls"]) == 1000 and body["callsOmitted"] == 200
+
+
+def test_shorten():
+    from coscore.diagnostics import shorten
+
+    assert shorten("abc") == "abc"
+    cut = shorten("x" * 5000, 40)
+    assert len(cut) == 40 and cut.startswith("x" * 20) and cut.endswith("… (5,000 characters)")
+    assert len(shorten("y" * 10**6)) == 1000
+
+
 # -- in process: create_app options --------------------------------------------------------
 
 
@@ -406,7 +544,8 @@ def test_create_app_options():
 
     from coscore.server import create_app
 
-    app = create_app(max_body=100, cache_size=1, cors_origins=["http://localhost:5000"])
+    app = create_app(max_body=100, cache_size=1, cors_origins=["http://localhost:5000"], workers=1, timeout=3,
+                     memory=None, cache_bytes=2**20, body_timeout=2)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
@@ -424,11 +563,14 @@ def test_create_app_options():
                        headers={"Origin": "http://localhost:5000"})
             assert r.status_code == 200
             assert r.headers["access-control-allow-origin"] == "http://localhost:5000"
-            assert c.get("/healthz").json()["cache"]["maxsize"] == 1
+            health = c.get("/healthz").json()
+            assert health["cache"]["maxsize"] == 1 and health["cache"]["maxbytes"] == 2**20
+            assert health["workers"]["size"] == 1 and health["workers"]["timeout"] == 3
     finally:
         server.should_exit = True
         thread.join(10)
         sock.close()
+        app.state.pool.close()
 
 
 def test_serve_arguments():
@@ -443,6 +585,13 @@ def test_serve_arguments():
     args = parser.parse_args(["--host", "0.0.0.0", "--port", "9000", "--max-body", "1M"])
     assert (args.host, args.port, args.max_body) == ("0.0.0.0", 9000, 2**20)
     assert parse_size("512k") == 512 * 1024 and parse_size("123") == 123
+    args = parser.parse_args(["--workers", "3", "--timeout", "2.5", "--memory", "512M", "--cache-bytes", "64M",
+                              "--body-timeout", "4"])
+    assert (args.workers, args.timeout, args.memory, args.cache_bytes, args.body_timeout) == (
+        3, 2.5, 512 * 2**20, 64 * 2**20, 4.0)
+    for bad in (["--workers", "0"], ["--timeout", "-1"], ["--body-timeout", "nan"]):
+        with pytest.raises(SystemExit):
+            parser.parse_args(bad)
     with pytest.raises(SystemExit):
         parser.parse_args(["--port", "70000"])
     assert Rule  # the compat module loads alongside the server

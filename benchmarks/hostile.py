@@ -1,0 +1,196 @@
+"""Hostile requests against a live ``coscore serve`` (127.0.0.1): do the budgets hold?
+
+    python benchmarks/hostile.py                  # starts its own server with the default budgets
+    python benchmarks/hostile.py --url http://127.0.0.1:8000
+
+Runs issue 12's reproducers and prints the figures its "Done when" asks for:
+
+1. ``/healthz`` latency (worst of polls every 50 ms) while two freeze requests run (an SM
+   atom of 20,000 ``~a`` options and a 1,000,000-character answer; OP with a
+   1,000,000-character key and answer), and how long they take to be answered;
+2. the growth of the service's resident memory (the server and all its worker
+   processes), at its peak and afterwards, for three different large-table ``/v1/check``
+   requests (~3.9 MB each, SM/OP/CS atoms whose characters span many 256-code-point
+   blocks), and for the 600-string answer (600 calls of a 9,489-character combo on a
+   9,999,000-character answer);
+3. the size of the responses to small requests whose messages would embed huge values.
+
+Needs ``psutil`` (``pip install 'coscore[bench]'``). Bounded: every request has a client
+timeout of 60 s.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import psutil
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # run from a checkout without installing
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.load_server import start_server  # noqa: E402
+
+
+def _rule(atoms: dict, combo: str) -> dict:
+    return {"atoms": atoms, "combos": {"A": {"combo": combo, "score": 1, "mode": "value"}}, "comboMode": "ADD"}
+
+
+def freeze_requests() -> list[tuple[str, str, dict]]:
+    return [
+        ("SM 20,000 ~a x 1 M", "/api/testRule",
+         {"rule": _rule({"0": {"type": "SM", "desc": ",".join(["~a"] * 20000)}}, "G(0, T(0))"),
+          "answer": ["a" * 1_000_000]}),
+        ("OP 1 M key x 1 M", "/api/testRule",
+         {"rule": _rule({"0": {"type": "OP", "desc": "0.5:" + "ab" * 500_000}}, "G(0, T(0))"),
+          "answer": ["ba" * 500_000]}),
+    ]
+
+
+def wide_rule(kind: str, salt: int, target: int = 3_900_000) -> dict:
+    """A rule of ~``target`` bytes of JSON: ``kind`` atoms whose characters span many blocks."""
+    atoms: dict = {}
+    i = 0
+    size = 0
+    while size < target:
+        chars = "".join(chr(0x4E00 + 256 * k + (i + salt * 7) % 256) for k in range(60))
+        desc = {"SM": chars + "," + chars[::-1], "OP": "0.5:" + chars, "CS": "0.5:" + chars}[kind]
+        atoms[str(i)] = {"type": kind, "desc": desc}
+        size += len(json.dumps(atoms[str(i)], ensure_ascii=False).encode()) + 10
+        i += 1
+    return _rule(atoms, "G(0, T(0))")
+
+
+def service_rss(pid: int) -> int:
+    """Resident bytes of process ``pid`` and all its descendants."""
+    try:
+        root = psutil.Process(pid)
+        procs = [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return 0
+    total = 0
+    for p in procs:
+        try:
+            total += p.memory_info().rss
+        except psutil.NoSuchProcess:
+            pass
+    return total
+
+
+class Peak:
+    """Samples :func:`service_rss` every 20 ms in a thread; ``peak`` is the largest seen."""
+
+    def __init__(self, pid: int):
+        self.pid, self.peak, self._stop = pid, 0, threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, service_rss(self.pid))
+            time.sleep(0.02)
+
+    def __enter__(self) -> "Peak":
+        self.peak = service_rss(self.pid)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def _post(client: httpx.Client, path: str, body: dict) -> tuple[int, int, float, str]:
+    start = time.perf_counter()
+    r = client.post(path, content=json.dumps(body, ensure_ascii=False).encode(),
+                    headers={"content-type": "application/json"})
+    budget = r.json().get("budget", "") if r.headers.get("content-type", "").startswith("application/json") else ""
+    return r.status_code, len(r.content), time.perf_counter() - start, budget
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--url", help="an already running server on this machine (default: start one)")
+    p.add_argument("--pid", type=int, help="the running server's process id (for memory figures)")
+    args = p.parse_args()
+    proc = None
+    url, pid = args.url, args.pid
+    if url is None:
+        proc, url = start_server("--max-body", "64M")
+        pid = proc.pid
+    try:
+        with httpx.Client(base_url=url, timeout=60) as c:
+            time.sleep(1.0)  # let the workers finish starting
+            print(f"service at {url}; resident memory {service_rss(pid) / 2**20:.0f} MiB" if pid else url)
+
+            # 1. two freeze requests at once, /healthz polled meanwhile
+            results: list = []
+            threads = [threading.Thread(target=lambda n=n, path=path, body=body: results.append((n, *_post(
+                httpx.Client(base_url=url, timeout=60), path, body)))) for n, path, body in freeze_requests()]
+            start = time.perf_counter()
+            for t in threads:
+                t.start()
+            worst, polls = 0.0, 0
+            while any(t.is_alive() for t in threads):
+                t0 = time.perf_counter()
+                c.get("/healthz")
+                worst, polls = max(worst, time.perf_counter() - t0), polls + 1
+                time.sleep(0.05)
+            ended = time.perf_counter() - start
+            print(f"1. two freeze requests: both answered within {ended:.2f} s; /healthz worst "
+                  f"{worst * 1000:.1f} ms over {polls} polls")
+            for name, status, size, elapsed, budget in sorted(results):
+                print(f"   {name:22} -> {status} budget={budget or '-'} in {elapsed:.2f} s ({size} bytes)")
+
+            # 2. memory: three large-table rules, then the 600-string answer
+            if pid:
+                time.sleep(3.0)  # let the replaced workers finish starting
+                before = service_rss(pid)
+                with Peak(pid) as peak:
+                    for salt, kind in enumerate(("SM", "OP", "CS")):
+                        rule = wide_rule(kind, salt)
+                        status, size, elapsed, budget = _post(c, "/v1/check", {"rule": rule})
+                        print(f"2. /v1/check {kind} {len(rule['atoms']):,} atoms "
+                              f"({len(json.dumps(rule, ensure_ascii=False).encode()) / 1e6:.1f} MB) -> {status} "
+                              f"budget={budget or '-'} in {elapsed:.2f} s")
+                time.sleep(0.5)
+                after = service_rss(pid)
+                print(f"   service resident memory: before {before / 2**20:.0f} MiB, peak +"
+                      f"{(peak.peak - before) / 2**20:.0f} MiB, after +{(after - before) / 2**20:.0f} MiB")
+                combo = "+".join(["M(0,T(0)+'<i>')"] * 600)
+                body = {"rule": _rule({"0": {"type": "EM", "desc": "x"}}, combo), "answer": ["a" * 9_999_000]}
+                before = service_rss(pid)
+                with Peak(pid) as peak:
+                    status, size, elapsed, budget = _post(c, "/api/testRule", body)
+                print(f"   600 calls on a 9,999,000-character answer -> {status} budget={budget or '-'} in "
+                      f"{elapsed:.2f} s, peak +{(peak.peak - before) / 2**20:.0f} MiB")
+
+            # 3. response sizes from small requests
+            small = [
+                ("T(T(0)+...1,900 x) 5,000 chars", "/api/testRule",
+                 {"rule": _rule({}, "T(" + "+".join(["T(0)"] * 1900) + ")"), "answer": ["x" * 5000]}),
+                ("T(T(0)) 200,000 chars", "/api/testRule", {"rule": _rule({}, "T(T(0))"), "answer": ["y" * 200_000]}),
+                ("same, /v1/score x 3", "/v1/score",
+                 {"rule": _rule({}, "T(T(0))"), "answers": [["y" * 60_000]] * 3}),
+                ("same, /v1/explain", "/v1/explain", {"rule": _rule({}, "T(T(0))"), "answer": ["y" * 200_000]}),
+            ]
+            for name, path, body in small:
+                status, size, elapsed, budget = _post(c, path, body)
+                request = len(json.dumps(body).encode())
+                print(f"3. {name:30} request {request / 1e6:.2f} MB -> {status} budget={budget or '-'}, "
+                      f"response {size:,} bytes, {elapsed:.2f} s")
+            h = c.get("/healthz").json()
+            print(f"workers: {h['workers']['size']}, restarts {h['workers']['restarts']}; cache {h['cache']}")
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(10)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
