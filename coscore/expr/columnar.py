@@ -70,7 +70,7 @@ def column_kind(node: Node) -> str | None:
             return _NUM
         if kinds == {_STR} and all(op == "+" for op, _, _ in node.rest):
             return _STR
-        return None
+        return None  # string repetition too: a number column does not tell an int count from a float
     if isinstance(node, Compare):
         left = column_kind(node.first)
         for op, operand, _ in node.rest:
