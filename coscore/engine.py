@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 import numpy as np
 
 from ._fast.batch import check_answers, dedup_answers, dedup_strings, distinct_texts, joined_column, tune_malloc
-from .expr.columnar import EXACT_LIMIT, BatchContext, build, column_kind, substring_groups, truthy
-from .expr.nodes import BLANK_OPERATORS, Call, walk
+from .expr.columnar import EXACT_LIMIT, BatchContext, build, column_kind, signed_zeros, substring_groups, truthy
+from .expr.nodes import BLANK_OPERATORS, Arith, Call, Const, walk
 
 if TYPE_CHECKING:
     from .rule import AnswerLike, Batch, Rule
@@ -41,7 +41,7 @@ class ColumnarPlan:
     def __init__(self, rule: "Rule"):
         spec = rule.spec
         self.rule = rule
-        self.combos = [(c.id, build(c.tree), float(c.score), c.mode) for c in spec.combos]
+        self.combos = [(c.id, build(c.tree), float(c.score), c.mode, _product(c)) for c in spec.combos]
         self.groups = substring_groups([c.tree for c in spec.combos], rule.atoms)
         reads = {
             (node.op, node.args[0].value)
@@ -64,7 +64,7 @@ class ColumnarPlan:
         flag = np.zeros(n, dtype=bool)
         results: dict[str, np.ndarray] = {}
         with np.errstate(all="ignore"):
-            for combo_id, evaluate, score, mode in self.combos:
+            for combo_id, evaluate, score, mode, product in self.combos:
                 kind, values, f = evaluate(ctx)
                 if f is not None:
                     flag |= f
@@ -74,7 +74,9 @@ class ColumnarPlan:
                     flag[:] = True
                     result = np.zeros(n)
                 else:
-                    result = values * score
+                    result, f = signed_zeros(values * score, None, product, rule.atoms)
+                    if f is not None:
+                        flag |= f
                     flag |= np.abs(result) >= EXACT_LIMIT
                 results[combo_id] = result
             combos = list(results.values())
@@ -92,11 +94,28 @@ class ColumnarPlan:
         return total, results, flag
 
 
+def _product(combo) -> Arith:
+    """A value-mode combo's result, ``expression * score``, as a tree (for :func:`signed_zeros`)."""
+    return Arith(combo.tree, (("*", Const(combo.score, combo.tree.col), combo.tree.col),), combo.tree.col)
+
+
+def _shared_atom_calls(rule: "Rule") -> bool:
+    """Whether two ``G``/``M`` calls name different atoms with equal ids (``1`` and ``1.0``,
+    ``True``): the reference path's per-answer atom cache, keyed by ``(id, text)`` as the
+    original's, gives the second the first one's result, which depends on evaluation order."""
+    names: dict = {}
+    for c in rule.spec.combos:
+        for node in walk(c.tree):
+            if isinstance(node, Call) and node.op in "GM" and isinstance(node.args[0], Const):
+                names.setdefault(node.args[0].value, set()).add(str(node.args[0].value))
+    return any(len(spelled) > 1 for spelled in names.values())
+
+
 def plan(rule: "Rule") -> ColumnarPlan | None:
     """The columnar plan of ``rule``, or ``None`` when some combo needs the reference path."""
     if not rule.spec.combos:
         return None
-    if any(column_kind(c.tree) is None for c in rule.spec.combos):
+    if any(column_kind(c.tree) is None for c in rule.spec.combos) or _shared_atom_calls(rule):
         return None
     return ColumnarPlan(rule)
 
@@ -151,6 +170,7 @@ def score_chunk(rule: "Rule", answers: list, start: int = 0, stop: int | None = 
         combos = {cid: np.full(n, np.nan) for cid in rule.combo_ids}
         redo = range(n)
     errors: list[str | None] = [None] * n
+    completed: dict[int, int] = {}
     seen: dict = {}
     for i in redo:
         answer = answers[start + i]
@@ -164,7 +184,9 @@ def score_chunk(rule: "Rule", answers: list, start: int = 0, stop: int | None = 
             if key is not None:
                 seen[key] = outcome
         _store(i, outcome, scores, combos, errors)
-    return Batch(scores, errors, combos)
+        if outcome.error is not None:
+            completed[i] = len(outcome.combos)
+    return Batch(scores, errors, combos, completed)
 
 
 def _store(i: int, outcome, scores: np.ndarray, combos: dict, errors: list) -> None:
@@ -234,10 +256,12 @@ def concat(rule: "Rule", batches: list["Batch"]) -> "Batch":
     columns = {cid: [b.combos[cid] for b in batches] for cid in rule.combo_ids}
     scores = [b.scores for b in batches]
     errors: list[str | None] = [None] * sum(len(b.errors) for b in batches)
+    completed: dict[int, int] = {}
     offset = 0
     for b in batches:
         if b.errors.count(None) != len(b.errors):
             errors[offset : offset + len(b.errors)] = b.errors
+        completed.update((offset + i, done) for i, done in b.completed.items())
         offset += len(b.errors)
     batches.clear()
     joined_scores = np.concatenate(scores)
@@ -245,7 +269,7 @@ def concat(rule: "Rule", batches: list["Batch"]) -> "Batch":
     combos = {}
     for cid in rule.combo_ids:
         combos[cid] = np.concatenate(columns.pop(cid))
-    return Batch(joined_scores, errors, combos)
+    return Batch(joined_scores, errors, combos, completed)
 
 
 def _even_chunks(n: int, workers: int) -> int:
@@ -283,6 +307,7 @@ def score_many(rule: "Rule", answers: Iterable["AnswerLike"], jobs: int = 1, chu
     scores = np.empty(n)
     combos = {cid: np.empty(n) for cid in rule.combo_ids}
     errors: list[str | None] = [None] * n
+    completed: dict[int, int] = {}
 
     def fill(start: int) -> None:
         stop = min(n, start + chunk_size)
@@ -292,6 +317,7 @@ def score_many(rule: "Rule", answers: Iterable["AnswerLike"], jobs: int = 1, chu
             combos[cid][start:stop] = values
         if batch.errors.count(None) != len(batch.errors):
             errors[start:stop] = batch.errors
+        completed.update((start + i, done) for i, done in batch.completed.items())
 
     starts = range(0, n, chunk_size)
     if workers <= 1 or len(starts) <= 1:
@@ -301,4 +327,4 @@ def score_many(rule: "Rule", answers: Iterable["AnswerLike"], jobs: int = 1, chu
         with ThreadPoolExecutor(max_workers=workers) as pool:
             for _ in pool.map(fill, starts):
                 pass
-    return Batch(scores, errors, combos)
+    return Batch(scores, errors, combos, completed)

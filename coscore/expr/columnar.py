@@ -163,6 +163,47 @@ def _inexact(values: np.ndarray):
     return big if big.any() else None
 
 
+def integral(node: Node, atoms: Mapping) -> bool:
+    """Whether ``node`` always gives a Python ``int`` or ``bool`` (never a float)."""
+    if isinstance(node, Const):
+        return isinstance(node.value, int)
+    if isinstance(node, Call):
+        if node.op in "GQLSA":
+            return True
+        if node.op == "M":
+            atom = atoms.get(str(node.args[0].value)) if isinstance(node.args[0], Const) else None
+            return atom is not None and atom.kind in ("EM", "SM")
+        return node.op in "UX" and all(integral(arg, atoms) for arg in node.args)
+    if isinstance(node, Unary):
+        return node.op == "not" or integral(node.operand, atoms)
+    if isinstance(node, Arith):
+        operands = (node.first, *(o for _, o, _ in node.rest))
+        return all(op != "/" for op, _, _ in node.rest) and all(integral(o, atoms) for o in operands)
+    if isinstance(node, Compare):
+        return True
+    if isinstance(node, BoolOp):
+        return all(integral(o, atoms) for o in node.operands)
+    if isinstance(node, IfExp):
+        return integral(node.then, atoms) and integral(node.orelse, atoms)
+    return False
+
+
+def signed_zeros(values: np.ndarray, flag, node: Node, atoms: Mapping):
+    """Values and flag of ``node`` after an operation that may turn ``0`` into ``-0.0``
+    (``*``, unary ``-``, a combo's ``value * score``).
+
+    Where Python computes ``node`` with ints (:func:`integral`) its zero is ``0``: ``-0.0`` becomes ``0.0``.
+    Otherwise Python's sign depends on whether each operand was an int or a float, which a
+    float64 column does not keep: those rows are flagged for the reference path.
+    """
+    negative = (values == 0) & np.signbit(values)
+    if not negative.any():
+        return values, flag
+    if integral(node, atoms):
+        return values + 0.0, flag  # -0.0 + 0.0 is 0.0; every other value is unchanged
+    return values, _or(flag, negative)
+
+
 def build(node: Node) -> ColumnFn:
     """A function ``f(ctx) -> column`` for a node :func:`column_kind` accepts."""
     if isinstance(node, Const):
@@ -183,7 +224,7 @@ def build(node: Node) -> ColumnFn:
         if node.op == "-":
             def minus(ctx):
                 _, values, flag = inner(ctx)
-                return _NUM, -values, flag
+                return _NUM, *signed_zeros(-values, flag, node, ctx.atoms)
             return minus
         return inner
     if isinstance(node, Arith):
@@ -370,7 +411,7 @@ def _build_arith(node: Arith) -> ColumnFn:
             elif op == "-":
                 acc = acc - values
             elif op == "*":
-                acc = acc * values
+                acc, flag = signed_zeros(acc * values, flag, node, ctx.atoms)
             else:
                 zero = values == 0
                 if zero.any():
