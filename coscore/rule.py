@@ -103,19 +103,20 @@ class Rule:
         return f"<coscore.Rule {len(self.atoms)} atoms, combos {','.join(self.combo_ids)} {self.combo_mode}>"
 
     # -- one answer ------------------------------------------------------------------
-    def _evaluate(self, blanks: list, results: list, trace: list | None = None):
+    def _evaluate(self, blanks: list, results: list, trace: list | None = None, add=None):
         """The raw total (Python int/float, as the original) of one answer.
 
         Appends each combo's raw result to ``results`` as it completes, so after an
         exception ``len(results)`` is the index of the failing combo. Errors are the
-        original engine's exception classes.
+        original engine's exception classes. ``add`` replaces the ADD mode's
+        left-to-right sum (see :func:`coscore.expr.evaluate.total`).
         """
         answer = _Answer(blanks, self.atoms, self._manual, trace)
         for _, evaluate, score, mode in self._combos:
             if trace is not None:
                 trace.append(len(results))
             results.append(combo_result(evaluate(answer), score, mode))
-        return total(results, self.combo_mode)
+        return total(results, self.combo_mode, add)
 
     def score(self, answer: AnswerLike) -> Outcome:
         """Score one answer (a list of blanks, or one string for a one-blank answer)."""

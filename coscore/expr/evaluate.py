@@ -302,9 +302,12 @@ def combo_result(value, score, mode: str):
     return value * score
 
 
-def total(results: list, combo_mode: str):
-    """ADD: the left-to-right sum from int 0; MAX: the first maximum; then clamped to [0, 10]."""
-    if combo_mode == "ADD":
+def total(results: list, combo_mode: str, add: Callable[[list], object] | None = None):
+    """ADD: the left-to-right sum from int 0 (or ``add(results)``, e.g. the interpreter's
+    own ``sum``); MAX: the first maximum; then clamped to [0, 10]."""
+    if combo_mode == "ADD" and add is not None:
+        result = add(results)
+    elif combo_mode == "ADD":
         result = 0
         for value in results:
             result = result + value
