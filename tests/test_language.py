@@ -47,7 +47,7 @@ ACCEPTED = [
 ]
 REFUSED = [
     "\n 1", "1\n  ", "1\n2", "(1)\n(2)", "1 \\", "1 \\\n", "1 \\ \n+ 2", "\\\n 1", "\f 1", "'a\rb'", "1\x00",
-    "1 +\n2", "", "\n", "# only a comment", "1\v",
+    "1 +\n2", "", "\n", "# only a comment", "1\v", "1)\n", "(1)\n)",
 ]
 
 
@@ -72,6 +72,12 @@ def test_a_combo_pasted_from_a_text_box_compiles():
 def test_a_raw_cr_in_a_string_reads_as_a_line_feed():
     assert _ours("'''x\ry''' == 'x\\ny'") is True
     assert _rule("T(0) == '''x\r\ny'''", mode="logic").score(["x\ny"]).score == 1
+
+
+def test_a_closing_bracket_too_many_is_named_before_the_line_ends():
+    with pytest.raises(ExprSyntaxError) as raised:
+        parse("(1))\n+ 1")
+    assert (raised.value.message, raised.value.column) == ("unmatched ')'", 4)
 
 
 def test_layout_errors_name_the_place():

@@ -75,6 +75,7 @@ def tokenize(text: str) -> list[Token]:
         pos += 1
     at_line_start = True  # no token yet on this logical line (at bracket depth 0)
     ended = False  # a logical line with tokens is complete: only blank lines may follow
+    unmatched: Token | None = None  # the first closing bracket without an opening one
     while True:
         if at_line_start and depth == 0:
             pos = _indentation(text, pos)
@@ -87,7 +88,9 @@ def tokenize(text: str) -> list[Token]:
             pos += 1
         elif ch in "\r\n":
             pos += 2 if text.startswith("\r\n", pos) else 1
-            if depth <= 0:
+            if unmatched is not None:  # a closing bracket too many, before the line ends
+                raise ExprSyntaxError(f"unmatched '{unmatched.text}'", unmatched.col)
+            if depth == 0:
                 ended = ended or bool(tokens)
                 at_line_start = True
         elif ch == "\\":
@@ -97,7 +100,7 @@ def tokenize(text: str) -> list[Token]:
             pos += 3 if following == "\r\n" else 2
             if pos >= n:
                 raise ExprSyntaxError("unexpected end of text after line continuation", col)
-            at_line_start = at_line_start or (depth <= 0 and (ended or not tokens))
+            at_line_start = depth == 0 and (ended or not tokens)
         elif ch == "#":
             pos = _line_end(text, pos)
         else:
@@ -108,6 +111,8 @@ def tokenize(text: str) -> list[Token]:
             if last.kind == "op":
                 depth += last.text in "([{"
                 depth -= last.text in ")]}"
+                if depth < 0 and unmatched is None:
+                    unmatched = last
     tokens.append(Token("end", "", None, n + 1))
     return tokens
 
