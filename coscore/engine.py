@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 import numpy as np
 
 from ._fast.batch import check_answers, dedup_answers, dedup_strings, distinct_texts, joined_column, tune_malloc
-from .expr.columnar import EXACT_LIMIT, BatchContext, build, column_kind, signed_zeros, substring_groups, truthy
-from .expr.nodes import BLANK_OPERATORS, Arith, Call, Const, walk
+from .expr.columnar import EXACT_LIMIT, BatchContext, build, column_kind, integral, signed_zeros, substring_groups, truthy
+from .expr.nodes import BLANK_OPERATORS, Call, Const, walk
 
 if TYPE_CHECKING:
     from .rule import AnswerLike, Batch, Rule
@@ -41,7 +41,7 @@ class ColumnarPlan:
     def __init__(self, rule: "Rule"):
         spec = rule.spec
         self.rule = rule
-        self.combos = [(c.id, build(c.tree), float(c.score), c.mode, _product(c)) for c in spec.combos]
+        self.combos = [(c.id, build(c.tree), float(c.score), c.mode, _int_zero(c, rule.atoms)) for c in spec.combos]
         self.groups = substring_groups([c.tree for c in spec.combos], rule.atoms)
         reads = {
             (node.op, node.args[0].value)
@@ -64,7 +64,7 @@ class ColumnarPlan:
         flag = np.zeros(n, dtype=bool)
         results: dict[str, np.ndarray] = {}
         with np.errstate(all="ignore"):
-            for combo_id, evaluate, score, mode, product in self.combos:
+            for combo_id, evaluate, score, mode, int_zero in self.combos:
                 kind, values, f = evaluate(ctx)
                 if f is not None:
                     flag |= f
@@ -74,7 +74,7 @@ class ColumnarPlan:
                     flag[:] = True
                     result = np.zeros(n)
                 else:
-                    result, f = signed_zeros(values * score, None, product, rule.atoms)
+                    result, f = signed_zeros(values * score, None, int_zero)
                     if f is not None:
                         flag |= f
                     flag |= np.abs(result) >= EXACT_LIMIT
@@ -94,9 +94,11 @@ class ColumnarPlan:
         return total, results, flag
 
 
-def _product(combo) -> Arith:
-    """A value-mode combo's result, ``expression * score``, as a tree (for :func:`signed_zeros`)."""
-    return Arith(combo.tree, (("*", Const(combo.score, combo.tree.col), combo.tree.col),), combo.tree.col)
+def _int_zero(combo, atoms) -> bool:
+    """Whether a zero of the value-mode result ``expression * score`` is Python's int ``0``
+    (an int score times an int expression; or a nonzero one times an expression whose
+    zeros are ints), so that ``-0.0`` there means ``0.0`` (see :func:`signed_zeros`)."""
+    return isinstance(combo.score, int) and integral(combo.tree, atoms, zero_only=combo.score != 0)
 
 
 def _shared_atom_calls(rule: "Rule") -> bool:
