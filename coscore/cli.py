@@ -29,6 +29,8 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 PLUGINS: dict[str, tuple[str, str, str]] = {
     "expect": ("coscore.expect.command", "check rules against their test suites (Expectations 0.7.2)", ""),
     "serve": ("coscore.server", "run the drop-in HTTP scoring service", "pip install 'coscore[serve]'"),
+    "app": ("coscore.webapp.command", "serve the original CoScore web app (pages, API, database) on coscore",
+            "pip install 'coscore[serve]'"),
 }
 
 #: Scoring engines for ``score --engine`` that take answer chunks (``dask`` reads and writes Parquet itself).

@@ -1,0 +1,80 @@
+"""A task's ``result`` JSON equals the original engine's ``json.dumps`` byte for byte."""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+
+import pytest
+
+import coscore
+from conftest import load_cases
+from coscore.compat import Rule as OriginalRule
+from coscore.webapp.stored_result import AnswerFailed, result_json
+
+
+def _groups() -> list[tuple[dict, list[list[str]]]]:
+    groups: dict[str, list] = defaultdict(list)
+    rules = {}
+    for case in load_cases():
+        key = json.dumps(case["rule"])
+        rules[key] = case["rule"]
+        answers = case["answers"]
+        groups[key].append(answers if isinstance(answers, list) else [answers])
+    return [(rules[key], answers) for key, answers in groups.items()]
+
+
+def _original(source: dict, answers: list) -> tuple[str, list]:
+    """What the original server stores for the answers it can score, and those answers."""
+    scores, logs, kept = [], [], []
+    for answer in answers:
+        try:
+            score, debug = OriginalRule(source).calculate(answer)
+        except Exception:
+            continue
+        del debug["calMemory"]
+        scores.append(score)
+        logs.append(debug)
+        kept.append(answer)
+    return json.dumps({"scores": scores, "logs": logs}), kept
+
+
+def test_every_conformance_rule_gives_the_original_result_text():
+    checked = 0
+    for source, answers in _groups():
+        try:
+            rule = coscore.compile(source)
+        except coscore.RuleError:
+            continue
+        expected, kept = _original(source, answers)
+        if not kept:
+            continue
+        assert result_json(rule, source, kept) == expected, source
+        checked += len(kept)
+    assert checked > 4000
+
+
+def test_the_first_failing_answer_is_reported():
+    source = {"atoms": {}, "combos": {"A": {"combo": "1 / L(0)", "score": 1, "mode": "value"}}, "comboMode": "ADD"}
+    with pytest.raises(AnswerFailed) as failed:
+        result_json(coscore.compile(source), source, [["中"], ["x"], ["y"]])
+    assert failed.value.index == 1 and failed.value.message == "combos.A: division by zero"
+
+
+def test_typed_values_of_the_common_shapes():
+    source = {"atoms": {"0": {"type": "OP", "desc": "0.5:前进"}, "1": {"type": "SM", "desc": "如果"}},
+              "combos": {"A": {"combo": "M(0, T(0))", "score": 5, "mode": "value"},
+                         "B": {"combo": "G(1, T(0))", "score": 3, "mode": "logic"},
+                         "C": {"combo": "M(1, T(0)) > 0", "score": 10, "mode": "value"}},
+              "comboMode": "ADD"}
+    answers = [["前进"], ["如果"], ["无"]]
+    expected, _ = _original(source, answers)
+    assert result_json(coscore.compile(source), source, answers) == expected == (
+        '{"scores": [5.0, 10, 0], "logs": [{"A": 5.0, "B": 0, "C": 0}, {"A": 0, "B": 3, "C": 10}, '
+        '{"A": 0, "B": 0, "C": 0}]}')
+
+
+def test_a_rule_without_combos_scores_zero_as_the_original():
+    source = {"atoms": {}, "combos": {}, "comboMode": "ADD"}
+    answers = [["x"], ["y"]]
+    expected, _ = _original(source, answers)
+    assert result_json(coscore.compile(source), source, answers) == expected == '{"scores": [0, 0], "logs": [{}, {}]}'

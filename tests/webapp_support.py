@@ -1,0 +1,79 @@
+"""What the web app tests share: the original app folder and database, and a live server.
+
+The original CoScore app is in ``../shared/coscore-app`` next to the repository (or where
+``COSCORE_SHARED`` points); tests that need it skip when it is missing.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("COSCORE_SHARED") or ROOT.parent / "shared")
+COSCORE_APP = SHARED / "coscore-app"
+APP_DIR = COSCORE_APP / "app"
+DATABASE = COSCORE_APP / "database.db"
+
+
+def require_app() -> None:
+    """Skip the calling test when the original app is not next to the repository."""
+    if not (APP_DIR / "templates").is_dir() or not DATABASE.is_file():
+        pytest.skip(f"the original CoScore app is not in {COSCORE_APP}")
+
+
+def copy_database(directory: Path) -> Path:
+    """A writable copy of the app's database in ``directory``."""
+    require_app()
+    target = directory / "database.db"
+    shutil.copyfile(DATABASE, target)
+    target.chmod(0o644)
+    return target
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class LiveApp:
+    """``coscore app APP_DIR --db DB`` running in a subprocess on a free loopback port."""
+
+    def __init__(self, db: Path, *extra: str):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "coscore", "app", str(APP_DIR), "--db", str(db), "--port", str(self.port),
+             "--log-level", "warning", *extra],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"coscore app exited: {self.process.stdout.read().decode(errors='replace')}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError("coscore app did not start within 60 s")
+
+    def stop(self) -> str:
+        """Stop the server; its output."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        return self.process.stdout.read().decode(errors="replace") if self.process.stdout else ""
