@@ -13,7 +13,10 @@ Frontends written for the original (its Flask app does
 logic combo's ``score`` is one; never numpy scalars), so ``json.dumps`` of the result
 is byte-identical to the original's. Where the original raises for an answer, the same
 exception class is raised (``ZeroDivisionError``, ``TypeError``, ``IndexError``, …); a
-NaN total raises ``ValueError`` (the original returned NaN). Differences from the
+NaN total raises ``ValueError`` (the original returned NaN). ADD totals use the
+interpreter's own ``sum()`` as the original does (from Python 3.12 it compensates float
+rounding, so the last bit can differ from :func:`coscore.compile`'s one left-to-right
+order). Differences from the
 original are the documented deviations of SEMANTICS.md; in particular a rule that can
 never be scored (unknown atom type, bad ``comboMode``, syntax error in a combo, …)
 raises :class:`coscore.RuleError` (a ``ValueError``) when ``Rule`` is built instead of
@@ -236,7 +239,7 @@ class Rule:
         """
         blanks = list(answer_list)  # indexing like the original (a str gives its characters)
         results: list = []
-        score = self._compiled.evaluate(blanks, results)
+        score = self._compiled.evaluate(blanks, results, add=sum)  # the original totals with sum()
         debug = dict(zip(self._ids, results))
         debug["calMemory"] = _cal_memory()
         return score, debug

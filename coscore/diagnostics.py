@@ -37,9 +37,9 @@ class Diagnostic:
 def _caret_lines(source: str, column: int) -> str:
     """The source line holding ``column`` (1-based over the whole text) with a caret under it."""
     offset = column - 1
-    start = source.rfind("\n", 0, offset) + 1
-    end = source.find("\n", offset)
-    line = source[start : end if end >= 0 else len(source)]
+    start = max(source.rfind("\n", 0, offset), source.rfind("\r", 0, offset)) + 1  # CR, LF, CRLF
+    end = min((i for i in (source.find("\n", offset), source.find("\r", offset)) if i >= 0), default=len(source))
+    line = source[start:end]
     if len(line) > 120:  # keep long expressions readable: a window around the column
         lo = max(0, offset - start - 60)
         line, start = line[lo : lo + 120], start + lo

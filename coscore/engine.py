@@ -23,9 +23,9 @@ import numpy as np
 
 from . import atoms as _atoms
 from ._fast import blank_column, check_answers, dedup_answers, dedup_strings, distinct_texts, joined_column, tune_malloc
-from .expr.columnar import EXACT_LIMIT, Column, ColumnFn, build, column_kind, text_key, truthy
+from .expr.columnar import EXACT_LIMIT, Column, ColumnFn, build, column_kind, integral, signed_zeros, text_key, truthy
 from .expr.evaluate import Answer, combo_result, compile_tree, total
-from .expr.nodes import BLANK_OPERATORS, Call, Node, walk
+from .expr.nodes import BLANK_OPERATORS, Call, Const, Node, walk
 from .results import AtomCall, Batch, Outcome, failure_message
 from .spec import RuleSpec
 
@@ -53,7 +53,7 @@ class Plan:
         self.combo_mode: str = spec.combo_mode
         self.manual: bool = spec.dialect == "manual"
         self.combos = [(compile_tree(c.tree), c.score, c.mode) for c in spec.combos]
-        vectorised = bool(spec.combos) and all(column_kind(c.tree) is not None for c in spec.combos)
+        vectorised = bool(spec.combos) and all(column_kind(c.tree) is not None for c in spec.combos) and not _shared_atom_calls(spec)
         self.columnar: ColumnarPlan | None = ColumnarPlan(spec, self.atoms) if vectorised else None
 
 
@@ -75,7 +75,7 @@ class ColumnarPlan:
         self.atoms = atoms
         self.manual = spec.dialect == "manual"
         self.combo_mode = spec.combo_mode
-        self.combos = [(c.id, build(c.tree), float(c.score), c.mode) for c in spec.combos]
+        self.combos = [(c.id, build(c.tree), float(c.score), c.mode, _int_zero(c, atoms)) for c in spec.combos]
         self.groups = substring_groups([c.tree for c in spec.combos], atoms)
         reads = {
             (node.op, node.args[0].value)
@@ -97,7 +97,7 @@ class ColumnarPlan:
         flag = np.zeros(n, dtype=bool)
         results: dict[str, np.ndarray] = {}
         with np.errstate(all="ignore"):
-            for combo_id, column, score, mode in self.combos:
+            for combo_id, column, score, mode, int_zero in self.combos:
                 kind, values, f = column(ctx)
                 if f is not None:
                     flag |= f
@@ -107,7 +107,9 @@ class ColumnarPlan:
                     flag[:] = True
                     result = np.zeros(n)
                 else:
-                    result = values * score
+                    result, f = signed_zeros(values * score, None, int_zero)
+                    if f is not None:
+                        flag |= f
                     flag |= np.abs(result) >= EXACT_LIMIT
                 results[combo_id] = result
             combos = list(results.values())
@@ -123,6 +125,25 @@ class ColumnarPlan:
             flag |= np.isnan(total)
             total = np.where(total < 0, 0.0, np.where(total > 10, 10.0, total))
         return total, results, flag
+
+
+def _int_zero(combo, atoms) -> bool:
+    """Whether a zero of the value-mode result ``expression * score`` is Python's int ``0``
+    (an int score times an int expression; or a nonzero one times an expression whose
+    zeros are ints), so that ``-0.0`` there means ``0.0`` (see :func:`signed_zeros`)."""
+    return isinstance(combo.score, int) and integral(combo.tree, atoms, zero_only=combo.score != 0)
+
+
+def _shared_atom_calls(spec: RuleSpec) -> bool:
+    """Whether two ``G``/``M`` calls name different atoms with equal ids (``1`` and ``1.0``,
+    ``True``): the reference path's per-answer atom cache, keyed by ``(id, text)`` as the
+    original's, gives the second the first one's result, which depends on evaluation order."""
+    names: dict = {}
+    for c in spec.combos:
+        for node in walk(c.tree):
+            if isinstance(node, Call) and node.op in "GM" and isinstance(node.args[0], Const):
+                names.setdefault(node.args[0].value, set()).add(str(node.args[0].value))
+    return any(len(spelled) > 1 for spelled in names.values())
 
 
 class BatchContext:
@@ -211,20 +232,21 @@ def substring_groups(trees: list[Node], atoms: Mapping) -> dict:
 
 
 # -- one answer: the reference evaluator ---------------------------------------------
-def evaluate(plan: Plan, blanks: list, results: list, trace: list | None = None):
+def evaluate(plan: Plan, blanks: list, results: list, trace: list | None = None, add=None):
     """The raw total (Python int/float, as the original engine) of one answer.
 
     Appends each combo's raw result to ``results`` as it completes, so after an
     exception ``len(results)`` is the index of the failing combo. Errors are the
     original engine's exception classes. ``trace``, when given, receives the index
     of each combo as it starts and a ``(op, atom, text, hit, value)`` per atom call.
+    ``add`` replaces ADD's left-to-right sum (:func:`coscore.expr.evaluate.total`).
     """
     answer = Answer(blanks, plan.atoms, plan.manual, trace)
     for evaluate_combo, score, mode in plan.combos:
         if trace is not None:
             trace.append(len(results))
         results.append(combo_result(evaluate_combo(answer), score, mode))
-    return total(results, plan.combo_mode)
+    return total(results, plan.combo_mode, add)
 
 
 def score_one(plan: Plan, answer: AnswerLike, trace: list | None = None) -> Outcome:
@@ -322,6 +344,7 @@ def score_chunk(plan: Plan, answers: list, start: int = 0, stop: int | None = No
         combos = {cid: np.full(n, np.nan) for cid in plan.combo_ids}
         redo = range(n)
     errors: list[str | None] = [None] * n
+    completed: dict[int, int] = {}
     seen: dict = {}
     for i in redo:
         answer = answers[start + i]
@@ -335,7 +358,9 @@ def score_chunk(plan: Plan, answers: list, start: int = 0, stop: int | None = No
             if key is not None:
                 seen[key] = outcome
         _store(i, outcome, scores, combos, errors)
-    return Batch(scores, errors, combos)
+        if outcome.error is not None:
+            completed[i] = len(outcome.combos)
+    return Batch(scores, errors, combos, completed)
 
 
 def _store(i: int, outcome, scores: np.ndarray, combos: dict, errors: list) -> None:
@@ -403,10 +428,12 @@ def concat(plan: Plan, batches: list[Batch]) -> Batch:
     columns = {cid: [b.combos[cid] for b in batches] for cid in plan.combo_ids}
     scores = [b.scores for b in batches]
     errors: list[str | None] = [None] * sum(len(b.errors) for b in batches)
+    completed: dict[int, int] = {}
     offset = 0
     for b in batches:
         if b.errors.count(None) != len(b.errors):
             errors[offset : offset + len(b.errors)] = b.errors
+        completed.update((offset + i, done) for i, done in b.completed.items())
         offset += len(b.errors)
     batches.clear()
     joined_scores = np.concatenate(scores)
@@ -414,7 +441,7 @@ def concat(plan: Plan, batches: list[Batch]) -> Batch:
     combos = {}
     for cid in plan.combo_ids:
         combos[cid] = np.concatenate(columns.pop(cid))
-    return Batch(joined_scores, errors, combos)
+    return Batch(joined_scores, errors, combos, completed)
 
 
 def _even_chunks(n: int, workers: int) -> int:
@@ -450,6 +477,7 @@ def score_many(plan: Plan, answers: Iterable[AnswerLike], jobs: int = 1, chunk_s
     scores = np.empty(n)
     combos = {cid: np.empty(n) for cid in plan.combo_ids}
     errors: list[str | None] = [None] * n
+    completed: dict[int, int] = {}
 
     def fill(start: int) -> None:
         stop = min(n, start + chunk_size)
@@ -459,6 +487,7 @@ def score_many(plan: Plan, answers: Iterable[AnswerLike], jobs: int = 1, chunk_s
             combos[cid][start:stop] = values
         if batch.errors.count(None) != len(batch.errors):
             errors[start:stop] = batch.errors
+        completed.update((start + i, done) for i, done in batch.completed.items())
 
     starts = range(0, n, chunk_size)
     if workers <= 1 or len(starts) <= 1:
@@ -468,4 +497,4 @@ def score_many(plan: Plan, answers: Iterable[AnswerLike], jobs: int = 1, chunk_s
         with ThreadPoolExecutor(max_workers=workers) as pool:
             for _ in pool.map(fill, starts):
                 pass
-    return Batch(scores, errors, combos)
+    return Batch(scores, errors, combos, completed)

@@ -33,24 +33,30 @@ class Batch:
 
     ``scores`` is a float64 array (NaN where the answer failed), ``errors`` a list of
     messages (``None`` where it did not), ``combos`` maps each combo id to a float64
-    array of its contributions (NaN from the failing combo on).
+    array of its contributions (NaN from the failing combo on), ``completed`` maps the
+    index of each failed answer to the number of its combos that completed (in rule
+    order; a combo can complete with the value NaN). ``batch[i]`` equals ``rule.score``
+    of answer ``i``.
     """
 
     scores: np.ndarray
     errors: list[str | None]
     combos: dict[str, np.ndarray] = field(default_factory=dict)
+    completed: dict[int, int] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.scores)
 
     def __getitem__(self, index: int) -> Outcome:
         error = self.errors[index]
-        combos = {
-            cid: float(values[index])
-            for cid, values in self.combos.items()
-            if error is None or not math.isnan(values[index])
-        }
-        return Outcome(None if error is not None else float(self.scores[index]), combos, error)
+        if error is None:
+            combos = {cid: float(values[index]) for cid, values in self.combos.items()}
+            return Outcome(float(self.scores[index]), combos)
+        done = self.completed.get(index % len(self) if index < 0 else index)
+        items = list(self.combos.items())
+        if done is None:  # not recorded: the combos before the first NaN
+            done = next((k for k, (_, values) in enumerate(items) if math.isnan(values[index])), len(items))
+        return Outcome(None, {cid: float(values[index]) for cid, values in items[:done]}, error)
 
     @property
     def failed(self) -> np.ndarray:

@@ -1,7 +1,7 @@
 """A compiled rule: :func:`compile` and :class:`Rule`, a thin face over :mod:`coscore.engine`."""
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from . import engine as _engine
 from .atoms import Atom
@@ -41,7 +41,7 @@ class Rule:
         """Score one answer and list every atom call made, in evaluation order."""
         return _engine.trace(self._plan, answer)
 
-    def evaluate(self, blanks: list, results: list):
+    def evaluate(self, blanks: list, results: list, *, add: Callable[[list], Any] | None = None):
         """The raw total of one answer, exactly as the original engine returns it.
 
         For drop-in front ends that must answer as the original did: the total is a
@@ -49,10 +49,12 @@ class Rule:
         appended to ``results`` as it completes, and a failure raises the original's
         exception class (``ZeroDivisionError``, ``TypeError``…) with ``len(results)``
         the index of the failing combo — :func:`coscore.results.failure_message` words
-        it. ``blanks`` is indexed as given (a ``str`` gives its characters).
+        it. ``blanks`` is indexed as given (a ``str`` gives its characters). ``add``
+        totals ADD rules instead of the one left-to-right order (``coscore.compat``
+        passes the interpreter's own ``sum``, as the original did).
         Use :meth:`score` unless you need exactly this.
         """
-        return _engine.evaluate(self._plan, blanks, results)
+        return _engine.evaluate(self._plan, blanks, results, add=add)
 
     def score_many(self, answers: Iterable[AnswerLike], jobs: int = 1, chunk_size: int | None = None) -> Batch:
         """Score many answers; results keep the input order.

@@ -24,10 +24,16 @@ def _equal(a: float, b: float) -> bool:
     return a == b or (math.isnan(a) and math.isnan(b))
 
 
+def _exactly(outcome: coscore.Outcome) -> tuple:
+    """An outcome with its floats spelled out: ``-0.0`` differs from ``0.0``, NaN equals NaN."""
+    return repr(outcome.score), {cid: repr(v) for cid, v in outcome.combos.items()}, outcome.error
+
+
 def _same(rule: coscore.Rule, answers: list, batch: coscore.Batch) -> None:
     assert len(batch) == len(answers)
     for i, answer in enumerate(answers):
         outcome = rule.score(answer)
+        assert _exactly(batch[i]) == _exactly(outcome), (answer, batch[i], outcome)
         assert (outcome.error is None) == (batch.errors[i] is None), (answer, outcome, batch.errors[i])
         if outcome.error is None:
             assert outcome.score == batch.scores[i], (answer, outcome)
@@ -73,6 +79,8 @@ _COMBOS = st.sampled_from([
     "T(0) != 1", "M(1, T(0) + T(0)) if G(0, T(1)) else -F(1)", "not (T(0) and T(1))", "T(2) == 'x'",
     "(T(0) or T(1)) == 'a'", "F(0) / (F(1) - F(1))", "L(1) + L('*')", "L('*') - L(0) * 3", "S('*') + Q('*')", "1 / Q('*')",
     "M(1, T(0)) + M(3, T(0)) * 2", "G(3, T(1)) or M(1, T(1))",   # two SM atoms on one text: one scan
+    "-G(1, T(0))", "M(0, T(0)) * -1", "-(Q(0) * 2)", "F(0) * -1", "-F(1)", "X(-M(2, T(0)), -0.0)",  # signs of zeros
+    "T(0) * 2 == 'aa'", "Q(1) * T(0)", "F(0) if Q(1) else -L(0)", "G(1, T(0)) + G(1.0, T(0))",
 ])
 
 
@@ -80,16 +88,17 @@ _COMBOS = st.sampled_from([
 @given(
     combos=st.lists(_COMBOS, min_size=1, max_size=4),
     modes=st.lists(st.sampled_from(["logic", "value"]), min_size=4, max_size=4),
+    scores=st.lists(st.sampled_from([2, 1.5, -1, -0.5, 0]), min_size=4, max_size=4),
     combo_mode=st.sampled_from(["ADD", "MAX"]),
     blanks=st.lists(st.lists(st.sampled_from(["a", "b", "ab", "", "null", "2", "0", "1e300", "nan", "-3", "爱国", "ΑΣ"]), min_size=1, max_size=3), min_size=1, max_size=20),
     dialect=st.sampled_from(["coscore", "manual"]),
 )
-def test_random_rules_agree_on_both_paths(combos, modes, combo_mode, blanks, dialect):
+def test_random_rules_agree_on_both_paths(combos, modes, scores, combo_mode, blanks, dialect):
     rule = coscore.compile({
         "dialect": dialect,
         "atoms": {"0": {"type": "OP", "desc": "0.3:ab,爱国"}, "1": {"type": "SM", "desc": "a|~b,!x|2"}, "2": {"type": "CS", "desc": "0:ασ,b"},
-                  "3": {"type": "SM", "desc": "b,!a|ab,~a|b,爱"}},
-        "combos": {chr(65 + i): {"combo": c, "score": 1.5 if i % 2 else 2, "mode": modes[i]} for i, c in enumerate(combos)},
+                  "3": {"type": "SM", "desc": "b,!a|ab,~a|b,爱"}, "1.0": {"type": "EM", "desc": "b"}},
+        "combos": {chr(65 + i): {"combo": c, "score": scores[i], "mode": modes[i]} for i, c in enumerate(combos)},
         "comboMode": combo_mode,
     })
     answers = [b[0] if len(b) == 1 and i % 2 else tuple(b) if i % 3 == 0 else b for i, b in enumerate(blanks)]

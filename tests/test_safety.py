@@ -101,13 +101,14 @@ def test_long_flat_sums_within_bounds_are_fine():
     assert rule.score(["a"]).combos["A"] == 900
 
 
-def test_string_repetition_is_an_error_for_that_answer_not_an_allocation():
+def test_string_repetition_beyond_the_budget_is_an_error_for_that_answer_not_an_allocation():
     rule = coscore.compile(
-        {"atoms": {}, "combos": {"A": {"combo": "T(0) * 100000000 == ''", "score": 1, "mode": "logic"}}, "comboMode": "ADD"}
+        {"atoms": {}, "combos": {"A": {"combo": "T(0) * 6000000 == ''", "score": 1, "mode": "logic"}}, "comboMode": "ADD"}
     )
-    outcome = rule.score(["ab"])
-    assert outcome.error is not None and "repetition" in outcome.error
-    assert rule.score_many([["ab"], ["c"]]).errors[0] is not None
+    outcome = rule.score(["ab"])  # 12 million characters
+    assert outcome.error is not None and "exceed 10,000,000 characters" in outcome.error
+    assert rule.score(["a"]).ok  # 6 million: built, as Python would
+    assert rule.score_many([["ab"], ["c"]]).errors == [outcome.error, None]
 
 
 def test_string_joins_are_bounded_per_answer():

@@ -73,7 +73,7 @@ def column_kind(node: Node) -> str | None:
             return _NUM
         if kinds == {_STR} and all(op == "+" for op, _, _ in node.rest):
             return _STR
-        return None
+        return None  # string repetition too: a number column does not tell an int count from a float
     if isinstance(node, Compare):
         left = column_kind(node.first)
         for op, operand, _ in node.rest:
@@ -104,6 +104,7 @@ class Columns(Protocol):
     answers: list
     n: int
     manual: bool
+    atoms: Mapping  # atom id -> Atom
     cache: dict
 
     def blank(self, n) -> Column:
@@ -142,6 +143,49 @@ def _inexact(values: np.ndarray):
     return big if big.any() else None
 
 
+def integral(node: Node, atoms: Mapping, zero_only: bool = False) -> bool:
+    """Whether ``node`` always gives a Python ``int`` or ``bool``, never a float
+    (``zero_only``: whenever it gives zero, that zero is an int — true of every ``M``)."""
+    if isinstance(node, Const):
+        return isinstance(node.value, int) or (zero_only and node.value != 0)
+    if isinstance(node, Call):
+        if node.op in "GQLSA":
+            return True
+        if node.op == "M":  # an atom's value 0 is the int 0; EM and SM values are ints
+            atom = atoms.get(str(node.args[0].value)) if isinstance(node.args[0], Const) else None
+            return zero_only or (atom is not None and atom.kind in ("EM", "SM"))
+        return node.op in "UX" and all(integral(arg, atoms, zero_only) for arg in node.args)
+    if isinstance(node, Unary):
+        return node.op == "not" or integral(node.operand, atoms, zero_only)
+    if isinstance(node, Arith):  # 0.5 - 0.5 is a float zero: every operand must be an int
+        operands = (node.first, *(o for _, o, _ in node.rest))
+        return all(op != "/" for op, _, _ in node.rest) and all(integral(o, atoms) for o in operands)
+    if isinstance(node, Compare):
+        return True
+    if isinstance(node, BoolOp):
+        return all(integral(o, atoms, zero_only) for o in node.operands)
+    if isinstance(node, IfExp):
+        return integral(node.then, atoms, zero_only) and integral(node.orelse, atoms, zero_only)
+    return False
+
+
+def signed_zeros(values: np.ndarray, flag, int_zero: bool):
+    """Values and flag after an operation that may turn ``0`` into ``-0.0`` (``*``, unary
+    ``-``, a combo's ``value * score``).
+
+    Where Python's zero there is the int ``0`` (``int_zero``, from :func:`integral`),
+    ``-0.0`` becomes ``0.0``. Otherwise Python's sign depends on whether each operand
+    was an int or a float, which a float64 column does not keep: those rows are flagged
+    for the reference path.
+    """
+    negative = (values == 0) & np.signbit(values)
+    if not negative.any():
+        return values, flag
+    if int_zero:
+        return values + 0.0, flag  # -0.0 + 0.0 is 0.0; every other value is unchanged
+    return values, _or(flag, negative)
+
+
 def build(node: Node) -> ColumnFn:
     """A function ``f(ctx) -> column`` for a node :func:`column_kind` accepts."""
     if isinstance(node, Const):
@@ -162,7 +206,7 @@ def build(node: Node) -> ColumnFn:
         if node.op == "-":
             def minus(ctx):
                 _, values, flag = inner(ctx)
-                return _NUM, -values, flag
+                return _NUM, *signed_zeros(-values, flag, integral(node.operand, ctx.atoms, zero_only=True))
             return minus
         return inner
     if isinstance(node, Arith):
@@ -313,7 +357,7 @@ def _build_arith(node: Arith) -> ColumnFn:
             elif op == "-":
                 acc = acc - values
             elif op == "*":
-                acc = acc * values
+                acc, flag = signed_zeros(acc * values, flag, integral(node, ctx.atoms))
             else:
                 zero = values == 0
                 if zero.any():

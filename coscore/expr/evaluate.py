@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import operator
+import sys
 from typing import Callable, Mapping
 
 from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary
@@ -161,7 +162,7 @@ def to_float(text: str):
         return 0
 
 
-#: The longest string ``+`` may build (code points): a rule cannot make an answer allocate more.
+#: The longest string ``+`` or ``*`` may build (code points): a rule cannot make an answer allocate more.
 MAX_TEXT = 10_000_000
 
 
@@ -172,9 +173,16 @@ def _add(a, b):
 
 
 def _multiply(a, b):
-    if type(a) is str or type(b) is str:
-        raise TypeError("strings cannot be multiplied (string repetition is not in the rule language)")
-    return a * b
+    """Python's ``*``; a string repeated by an int or bool is bounded like ``+``."""
+    if type(a) is str:
+        text, count = a, b
+    elif type(b) is str:
+        text, count = b, a
+    else:
+        return a * b
+    if type(count) in (int, bool) and -sys.maxsize - 1 <= count <= sys.maxsize and len(text) * count > MAX_TEXT:
+        raise ValueError(f"repeating this string would exceed {MAX_TEXT:,} characters")
+    return a * b  # Python's own result, or its error (str * str, str * float, a count beyond an index)
 
 
 _BINARY = {"+": _add, "-": operator.sub, "*": _multiply, "/": operator.truediv}
@@ -294,9 +302,12 @@ def combo_result(value, score, mode: str):
     return value * score
 
 
-def total(results: list, combo_mode: str):
-    """ADD: the left-to-right sum from int 0; MAX: the first maximum; then clamped to [0, 10]."""
-    if combo_mode == "ADD":
+def total(results: list, combo_mode: str, add: Callable[[list], object] | None = None):
+    """ADD: the left-to-right sum from int 0 (or ``add(results)``, e.g. the interpreter's
+    own ``sum``); MAX: the first maximum; then clamped to [0, 10]."""
+    if combo_mode == "ADD" and add is not None:
+        result = add(results)
+    elif combo_mode == "ADD":
         result = 0
         for value in results:
             result = result + value

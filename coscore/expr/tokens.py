@@ -6,6 +6,7 @@ refuses what the rule language does not have (bytes, f-strings, complex numbers)
 """
 from __future__ import annotations
 
+import keyword
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ _NUMBER = re.compile(
     re.VERBOSE,
 )
 _NAME = re.compile(r"[^\W\d]\w*")
+_LINE_BREAK = re.compile(r"[\r\n]")
 _OPERATORS = (
     "**", "//", "==", "!=", "<=", ">=", "<<", ">>", ":=", "->",
     "(", ")", ",", "+", "-", "*", "/", "<", ">", "%", "@", "&", "|", "^", "~",
@@ -56,49 +58,118 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 
 
 def tokenize(text: str) -> list[Token]:
-    """The tokens of ``text``, ending with an ``end`` token; adjacent strings are joined."""
+    """The tokens of ``text``, ending with an ``end`` token; adjacent strings are joined.
+
+    Layout is read as Python's ``eval`` reads an expression: leading spaces and tabs are
+    dropped, blank and comment-only lines are skipped, line breaks (``\\n``, ``\\r\\n``,
+    ``\\r``) inside brackets and backslash continuations join lines, and the expression
+    must be one logical line that is not indented.
+    """
+    if "\0" in text:
+        raise ExprSyntaxError("the combo contains a NUL character", text.index("\0") + 1)
     tokens: list[Token] = []
     depth = 0
-    pos, n = 0, len(text)
-    while pos < n:
+    n = len(text)
+    pos = 0
+    while pos < n and text[pos] in " \t":  # eval() strips these before compiling
+        pos += 1
+    at_line_start = True  # no token yet on this logical line (at bracket depth 0)
+    ended = False  # a logical line with tokens is complete: only blank lines may follow
+    unmatched: Token | None = None  # the first closing bracket without an opening one
+    while True:
+        if at_line_start and depth == 0:
+            pos = _indentation(text, pos)
+            at_line_start = False
+        if pos >= n:
+            break
         ch = text[pos]
         col = pos + 1
         if ch in " \t\f":
             pos += 1
         elif ch in "\r\n":
-            if depth <= 0:
-                raise ExprSyntaxError("line break outside parentheses", col)
-            pos += 1
-        elif ch == "\\" and text[pos + 1 : pos + 2] in ("\n", "\r"):
-            pos += 2
+            pos += 2 if text.startswith("\r\n", pos) else 1
+            if unmatched is not None:  # a closing bracket too many, before the line ends
+                raise ExprSyntaxError(f"unmatched '{unmatched.text}'", unmatched.col)
+            if depth == 0:
+                ended = ended or bool(tokens)
+                at_line_start = True
+        elif ch == "\\":
+            following = text[pos + 1 : pos + 3]
+            if following[:1] not in ("\n", "\r"):
+                raise ExprSyntaxError("unexpected character after line continuation character", col)
+            pos += 3 if following == "\r\n" else 2
+            if pos >= n:
+                raise ExprSyntaxError("unexpected end of text after line continuation", col)
+            at_line_start = depth == 0 and (ended or not tokens)
         elif ch == "#":
-            end = text.find("\n", pos)
-            pos = n if end < 0 else end
-        elif "0" <= ch <= "9" or (ch == "." and "0" <= text[pos + 1 : pos + 2] <= "9" and pos + 1 < n):
-            pos = _number(text, pos, tokens)
-        elif ch in "'\"":
-            pos = _string(text, pos, "", tokens)
-        elif _NAME.match(text, pos):
-            match = _NAME.match(text, pos)
-            raw = match.group()
-            if raw in _STRING_PREFIXES and text[match.end() : match.end() + 1] in ("'", '"'):
-                pos = _string(text, match.end(), raw, tokens)
-                continue
-            name = raw if raw.isascii() else unicodedata.normalize("NFKC", raw)
-            if not name.isidentifier():
-                raise ExprSyntaxError(f"invalid character in name {raw!r}", col)
-            tokens.append(Token("name", name, None, col))
-            pos = match.end()
+            pos = _line_end(text, pos)
         else:
-            op = next((o for o in _OPERATORS if text.startswith(o, pos)), None)
-            if op is None:
-                raise ExprSyntaxError(f"unexpected character {ch!r} (U+{ord(ch):04X})", col)
-            depth += op in "([{"
-            depth -= op in ")]}"
-            tokens.append(Token("op", op, None, col))
-            pos += len(op)
+            if ended:
+                raise ExprSyntaxError("unexpected text after the end of the expression (a combo is one expression)", col)
+            pos = _token(text, pos, depth, tokens)
+            last = tokens[-1]
+            if last.kind == "op":
+                depth += last.text in "([{"
+                depth -= last.text in ")]}"
+                if depth < 0 and unmatched is None:
+                    unmatched = last
     tokens.append(Token("end", "", None, n + 1))
     return tokens
+
+
+def _indentation(text: str, pos: int) -> int:
+    """Skip the blank lines and the indentation at ``pos`` (the start of a logical line);
+    an indented expression is an error, as in Python."""
+    n = len(text)
+    while True:
+        start, column = pos, 0
+        while pos < n and text[pos] in " \t\f":
+            ch = text[pos]
+            column = column + 1 if ch == " " else ((column // 8 + 1) * 8 if ch == "\t" else 0)
+            pos += 1
+        if pos < n and text[pos] == "#":
+            pos = _line_end(text, pos)
+            if pos >= n:  # a comment on the last line
+                return pos
+        if pos < n and text[pos] in "\r\n":  # a blank line
+            pos += 2 if text.startswith("\r\n", pos) else 1
+            continue
+        if column > 0:
+            raise ExprSyntaxError("unexpected indent", start + 1)
+        return pos
+
+
+def _line_end(text: str, pos: int) -> int:
+    """The position of the line break that ends the line holding ``pos`` (or the end)."""
+    match = _LINE_BREAK.search(text, pos)
+    return match.start() if match else len(text)
+
+
+def _token(text: str, pos: int, depth: int, tokens: list[Token]) -> int:
+    """Read the number, string, name or operator at ``pos`` into ``tokens``; return the position after it."""
+    ch = text[pos]
+    col = pos + 1
+    if "0" <= ch <= "9" or (ch == "." and "0" <= text[pos + 1 : pos + 2] <= "9" and pos + 1 < len(text)):
+        return _number(text, pos, tokens)
+    if ch in "'\"":
+        return _string(text, pos, "", tokens)
+    match = _NAME.match(text, pos)
+    if match:
+        raw = match.group()
+        if raw in _STRING_PREFIXES and text[match.end() : match.end() + 1] in ("'", '"'):
+            return _string(text, match.end(), raw, tokens)
+        name = raw if raw.isascii() else unicodedata.normalize("NFKC", raw)
+        if not name.isidentifier():
+            raise ExprSyntaxError(f"invalid character in name {raw!r}", col)
+        if name != raw and keyword.iskeyword(name):  # Python reads keywords before folding names
+            raise ExprSyntaxError(f"{raw!r} is not the keyword {name!r}: keywords are spelled in ASCII", col)
+        tokens.append(Token("name", name, None, col))
+        return match.end()
+    op = next((o for o in _OPERATORS if text.startswith(o, pos)), None)
+    if op is None:
+        raise ExprSyntaxError(f"unexpected character {ch!r} (U+{ord(ch):04X})", col)
+    tokens.append(Token("op", op, None, col))
+    return pos + len(op)
 
 
 def _number(text: str, pos: int, tokens: list[Token]) -> int:
@@ -139,7 +210,7 @@ def _string(text: str, pos: int, prefix: str, tokens: list[Token]) -> int:
             raise ExprSyntaxError("unterminated string", col)
         ch = text[i]
         if ch == "\\":
-            i += 2
+            i += 3 if text.startswith("\r\n", i + 1) else 2
         elif text.startswith(quote, i):
             break
         elif ch in "\r\n" and len(quote) == 1:
@@ -147,6 +218,8 @@ def _string(text: str, pos: int, prefix: str, tokens: list[Token]) -> int:
         else:
             i += 1
     body = text[start:i]
+    if "\r" in body:  # Python reads every line break of the source as "\n"
+        body = body.replace("\r\n", "\n").replace("\r", "\n")
     value = body if "r" in lowered else _unescape(body, start + 1)
     if tokens and tokens[-1].kind == "str":  # implicit concatenation: 'a' 'b' == 'ab'
         previous = tokens.pop()
