@@ -267,36 +267,72 @@ def _add_check(sub: Any) -> None:
                        description="Compile RULE and list every diagnostic (errors and warnings). "
                        "Exit 1 if there are errors, 0 otherwise.")
     p.add_argument("rule", metavar="RULE", help="the rule (.json)")
+    p.add_argument("--data", metavar="DATA", help="answers the rule will score: their first rows tell how many "
+                   "blanks there are")
+    p.add_argument("--format", choices=INPUT_FORMATS, help="format of DATA (default: from its extension)")
+    p.add_argument("--blanks", metavar="COL[,COL...]", type=_column_list, help="the blank columns of DATA")
+    p.add_argument("--label", metavar="COL", help="the mark column of DATA (never taken as a blank)")
     p.add_argument("--json", action="store_true", help="print a JSON object for tools")
     p.set_defaults(handler=cmd_check)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    """``coscore check``: list diagnostics; exit 1 on errors."""
+    """``coscore check``: list diagnostics and the score range; exit 1 on errors."""
     import coscore
+    from .expr.types import check_rule
 
     text = read_rule_text(args.rule)
+    blanks = _data_blanks(args) if args.data else None
+    report = None
     try:
         rule = coscore.compile(text)
-        diagnostics = list(rule.warnings)
+        report = check_rule(rule, blanks)
+        diagnostics = list(rule.warnings) + report.diagnostics
     except coscore.RuleError as exc:
         diagnostics = list(exc.diagnostics)
     errors = sum(d.severity == "error" for d in diagnostics)
     warnings = len(diagnostics) - errors
     if args.json:
-        print(json.dumps({
+        out = {
             "rule": args.rule,
             "ok": errors == 0,
             "errors": errors,
             "warnings": warnings,
             "diagnostics": [_diagnostic_dict(d) for d in diagnostics],
-        }, ensure_ascii=False, indent=2))
+        }
+        if report is not None:
+            out.update(report.to_dict(), data_blanks=blanks)
+        print(json.dumps(out, ensure_ascii=False, indent=2))
     else:
         for d in diagnostics:
             print(f"{args.rule}: {d}")
+        if report is not None:
+            bound = "exactly" if report.exact else "within"
+            print(f"{args.rule}: scores {bound} {report.score_min:g}–{report.score_max:g}; "
+                  f"reads {report.blanks_needed} blank{'s' * (report.blanks_needed != 1)}"
+                  + (f" (the data has {blanks})" if blanks is not None else ""))
         summary = f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"
         print(f"{args.rule}: {'ok' if not errors else 'invalid'} ({summary})")
     return EXIT_FAILED if errors else EXIT_OK
+
+
+def _data_blanks(args: argparse.Namespace) -> int:
+    """The fewest blanks among DATA's first rows (its header for tables; a table that looks
+    like the original CoScore layout, text[,score], is read so)."""
+    fmt = args.format or _input_format(args.data)
+    if fmt in ("csv", "tsv") and not args.blanks:
+        with open_reader(args.data, fmt, 1) as reader:
+            if reader.columns in (["text"], ["text", "score"]):
+                fmt = "coscore"
+    with open_reader(args.data, fmt, 1000) as reader:
+        columns = AnswerColumns.resolve(fmt, reader.source, reader.columns, args.blanks, args.label)
+        if columns.blanks:
+            return len(columns.blanks)
+        for chunk in reader.chunks():
+            answers = columns.answers(chunk)
+            if answers:
+                return min(len(a) for a in answers)
+    raise UsageError(f"{args.data}: no rows to count the blanks of")
 
 
 def _diagnostic_dict(d: Any) -> dict[str, Any]:
