@@ -345,24 +345,108 @@ def _diagnostic_dict(d: Any) -> dict[str, Any]:
 
 
 def _add_explain(sub: Any) -> None:
-    p = sub.add_parser("explain", help="show why one answer gets its score",
-                       description="Score one answer (each ANSWER is one blank) and show every atom call: "
-                       "what the atom saw and found.")
+    p = sub.add_parser("explain", help="show why answers get their scores",
+                       description="Explain one answer typed on the command line (each ANSWER is one blank), "
+                       "or rows of a data file: 'explain RULE DATA --row N | --id X | --where disagree'. "
+                       "Shows each combo's expression value and contribution, and every distinct atom call "
+                       "once: what the atom saw and found.")
     p.add_argument("rule", metavar="RULE", help="the rule (.json)")
-    p.add_argument("answer", metavar="ANSWER", nargs="+", help="the blanks of the answer, in order")
+    p.add_argument("answer", metavar="ANSWER|DATA", nargs="+",
+                   help="the blanks of the answer, in order; or one data file with --row/--id/--where")
+    rows = p.add_mutually_exclusive_group()
+    rows.add_argument("--row", type=_positive_int, action="append", metavar="N",
+                      help="explain row N of DATA (1 = the first answer; repeatable)")
+    rows.add_argument("--id", action="append", metavar="X", help="explain the row whose id is X (repeatable)")
+    rows.add_argument("--where", choices=["disagree"],
+                      help="disagree: the rows whose rounded score differs from the mark, largest |score − mark| first")
+    p.add_argument("--label", metavar="COL", help="the mark column of DATA (default 'score' in the original "
+                   "CoScore layout); its value is shown next to the score")
+    p.add_argument("--limit", type=_positive_int, default=10, metavar="K", help="at most K rows (default 10)")
+    p.add_argument("--format", choices=INPUT_FORMATS, help="format of DATA (default: from its extension)")
+    p.add_argument("--blanks", metavar="COL[,COL...]", type=_column_list, help="the blank columns of DATA")
+    p.add_argument("--json", action="store_true", help="print the explanations as JSON")
     p.add_argument("--color", action=argparse.BooleanOptionalAction, default=None,
                    help="colour the output (default: when stdout is a terminal)")
     p.set_defaults(handler=cmd_explain)
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    """``coscore explain``: the score of one answer and the evidence of each atom call."""
-    from .explain import explain, render
+    """``coscore explain``: scores and the evidence of each atom call, for one answer or rows of DATA."""
+    from .explain import explain, render, to_dict
 
     rule, text = load_rule(args.rule)
+    if args.row or args.id or args.where:
+        picked = _explained_rows(rule, args)
+    else:
+        picked = [({}, args.answer)]
+    items = [(where, explain(rule, answer, text)) for where, answer in picked]
+    if args.json:
+        out = [{**where, **to_dict(ex)} for where, ex in items]
+        print(json.dumps(out if where_given(args) else out[0], ensure_ascii=False, indent=2))
+        return EXIT_OK
     color = sys.stdout.isatty() and "NO_COLOR" not in os.environ if args.color is None else args.color
-    print(render(explain(rule, args.answer, text), color=color))
+    blocks = []
+    for where, ex in items:
+        head = "  ".join(f"{k} {v}" for k, v in where.items() if k in ("row", "id", "mark"))
+        blocks.append((f"── {head}\n" if head else "") + render(ex, color=color))
+    print("\n\n".join(blocks) if blocks else "no rows to explain")
     return EXIT_OK
+
+
+def where_given(args: argparse.Namespace) -> bool:
+    """Whether rows were picked from a data file (JSON is then always a list)."""
+    return bool(args.row or args.id or args.where)
+
+
+def _explained_rows(rule: Any, args: argparse.Namespace) -> list[tuple[dict[str, Any], list[str]]]:
+    """The rows of DATA that ``--row``/``--id``/``--where`` pick, with where they are."""
+    from .labelled import read_table
+
+    if len(args.answer) != 1:
+        raise UsageError("with --row, --id or --where give one data file after the rule")
+    table = read_table(args.answer[0], args.format, args.blanks, args.label)
+    ids = table.ids
+    if args.row:
+        for n in args.row:
+            if n > len(table):
+                raise UsageError(f"{table.source}: no row {n} (it has {len(table)} rows)")
+        chosen = [n - 1 for n in args.row]
+    elif args.id:
+        index = {value: i for i, value in reversed(list(enumerate(ids)))}
+        missing = [x for x in args.id if x not in index]
+        if missing:
+            raise UsageError(f"{table.source}: no row with id {missing[0]!r}")
+        chosen = [index[x] for x in args.id]
+    else:
+        if table.label is None:
+            raise UsageError("--where disagree needs the teachers' marks: give --label COL")
+        chosen = disagreements(rule, table.answers, table.marks)
+    out = []
+    for i in chosen[: args.limit]:
+        where: dict[str, Any] = {"row": i + 1, "id": ids[i]}
+        if table.label is not None:
+            mark = float(table.marks[i])
+            where["mark"] = None if mark != mark else mark
+        out.append((where, table.answers[i]))
+    return out
+
+
+def disagreements(rule: Any, answers: list[list[str]], marks: Any) -> list[int]:
+    """Indexes of the answers whose rounded score differs from the rounded mark, the
+    largest |score − mark| first (answers that fail to score come first)."""
+    from .report import round_half_up
+
+    import numpy as np
+
+    batch = rule.score_many(answers)
+    scores = np.asarray(batch.scores, dtype=np.float64)
+    failed = np.asarray(batch.failed, dtype=bool)
+    has_mark = ~np.isnan(marks)
+    safe_scores = np.where(failed, 0.0, scores)
+    differ = has_mark & (failed | (round_half_up(np.where(has_mark, marks, 0)) != round_half_up(safe_scores)))
+    gap = np.where(failed, np.inf, np.abs(safe_scores - np.where(has_mark, marks, 0)))
+    picked = np.flatnonzero(differ)
+    return [int(i) for i in picked[np.argsort(-gap[picked], kind="stable")]]
 
 
 # -- report ------------------------------------------------------------------------------
