@@ -420,7 +420,9 @@ def _explained_rows(rule: Any, args: argparse.Namespace) -> list[tuple[dict[str,
     else:
         if table.label is None:
             raise UsageError("--where disagree needs the teachers' marks: give --label COL")
-        chosen = disagreements(rule, table.answers, table.marks)
+        from .report import disagreement_order
+
+        chosen = disagreement_order(rule.score_many(table.answers).scores, table.marks)
     out = []
     for i in chosen[: args.limit]:
         where: dict[str, Any] = {"row": i + 1, "id": ids[i]}
@@ -431,59 +433,54 @@ def _explained_rows(rule: Any, args: argparse.Namespace) -> list[tuple[dict[str,
     return out
 
 
-def disagreements(rule: Any, answers: list[list[str]], marks: Any) -> list[int]:
-    """Indexes of the answers whose rounded score differs from the rounded mark, the
-    largest |score − mark| first (answers that fail to score come first)."""
-    from .report import round_half_up
-
-    import numpy as np
-
-    batch = rule.score_many(answers)
-    scores = np.asarray(batch.scores, dtype=np.float64)
-    failed = np.asarray(batch.failed, dtype=bool)
-    has_mark = ~np.isnan(marks)
-    safe_scores = np.where(failed, 0.0, scores)
-    differ = has_mark & (failed | (round_half_up(np.where(has_mark, marks, 0)) != round_half_up(safe_scores)))
-    gap = np.where(failed, np.inf, np.abs(safe_scores - np.where(has_mark, marks, 0)))
-    picked = np.flatnonzero(differ)
-    return [int(i) for i in picked[np.argsort(-gap[picked], kind="stable")]]
-
-
 # -- report ------------------------------------------------------------------------------
 
 
 def _add_report(sub: Any) -> None:
     p = sub.add_parser("report", help="agreement of coscore with the teachers' marks",
                        description="Agreement statistics between a score column and the teachers' marks in a "
-                       "scored file: n, means, SDs, exact and adjacent agreement, QWK, Pearson r, SMD, "
-                       "confusion matrix.")
+                       "scored file: n, means, SDs, exact and adjacent agreement, QWK, unweighted kappa, Pearson r, "
+                       "RMSE, R², SMD, confusion matrix; then the largest disagreements (explained), per-combo and "
+                       "per-mark-level figures, and per-subgroup figures with --by.")
     p.add_argument("scored", metavar="SCORED", help="a file written by 'coscore score'")
     p.add_argument("--label", required=True, metavar="COL", help="the teachers' mark column")
     p.add_argument("--pred", default="coscore_score", metavar="COL", help="the score column (default coscore_score)")
+    p.add_argument("--rule", metavar="RULE", help="the rule that scored SCORED: its name and hash head the report "
+                   "and each disagreement shows the atoms' evidence")
+    p.add_argument("--by", metavar="COL", help="also give the figures per value of COL (school, class, …)")
+    p.add_argument("--top", type=_positive_int, default=10, metavar="K",
+                   help="show the K largest disagreements (default 10)")
+    p.add_argument("--blanks", metavar="COL[,COL...]", type=_column_list,
+                   help="the answer's blank columns (default: every column except id, the label, --by and coscore_*)")
     p.add_argument("--format", choices=OUTPUT_FORMATS, help="format of SCORED (default: from its extension)")
-    p.add_argument("--json", action="store_true", help="print the statistics as a JSON object")
+    p.add_argument("--json", action="store_true", help="print the report as a JSON object")
     p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report with figures")
     p.set_defaults(handler=cmd_report)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    """``coscore report``: the statistics as text or JSON, and optionally an HTML page."""
+    """``coscore report``: the report as text or JSON, and optionally an HTML page."""
     from .io.atomic import atomic_output
-    from .report import agreement, read_scored, render_html, render_text
+    from .labelled import read_table
+    from .report import Provenance, build_report, render_html, report_text
 
-    human, pred = read_scored(args.scored, args.label, args.pred, args.format)
-    stats = agreement(human, pred)
+    rule = load_rule(args.rule)[0] if args.rule else None
+    table = read_table(args.scored, args.format, args.blanks, args.label, exclude=[args.by] if args.by else ())
+    if args.label not in table.columns:
+        raise InputError(table.source, f"no such column (columns: {', '.join(table.columns)})", column=args.label)
+    report = build_report(table, args.pred, Provenance.of(args.scored, args.rule), rule, args.by, args.top)
     if args.html:
+        title = f"coscore agreement: {os.path.basename(args.scored)}"
         try:
-            page = render_html(stats, f"coscore agreement: {os.path.basename(args.scored)}", args.label, args.pred)
+            page = render_html(report.agreement, title, args.label, args.pred, report)
         except ImportError as exc:
             raise UsageError(str(exc)) from None
         with atomic_output(args.html) as stream:
             stream.write(page)
     if args.json:
-        print(json.dumps(stats.to_dict(), indent=2))
+        print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
     else:
-        print(render_text(stats, args.label, args.pred))
+        print(report_text(report))
     return EXIT_OK
 
 

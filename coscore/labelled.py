@@ -1,8 +1,8 @@
 """A data file read whole for the rule author's tools (``explain``, ``report``, ``compare``):
 its answers, the teacher's marks and every other column, row by row.
 
-Rows are numbered from 1 in file order (:attr:`Table.numbers`); ``lines`` says where each
-row starts in its file, for messages.
+Rows are numbered from 1 in file order; ``places`` says where each row is in its file
+(``{"line": n}`` or ``{"row": n}``), for messages.
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ class Table:
     source: str
     columns: dict[str, list[Any]]
     answers: list[list[str]]
-    lines: list[int]
+    places: list[dict[str, int]]
     label: str | None
     marks: np.ndarray
 
@@ -50,19 +50,20 @@ class Table:
             raise InputError(self.source, f"no such column (columns: {', '.join(self.columns)})", column=column)
         out = np.empty(len(self), dtype=np.float64)
         for i, value in enumerate(self.columns[column]):
-            out[i] = _number(value, self.source, column, self.lines[i])
+            out[i] = number_cell(value, self.source, column, self.places[i])
         return out
 
 
-def _number(value: Any, source: str, column: str, line: int) -> float:
+def number_cell(value: Any, source: str, column: str, where: dict[str, int]) -> float:
+    """A cell as a float: NaN when empty; :class:`InputError` at ``where`` when it is not a number."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return math.nan
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise InputError(source, f"expected a number, got {value!r}", column=column, line=line)
+        raise InputError(source, f"expected a number, got {value!r}", column=column, **where)
     try:
         return float(value)
     except ValueError:
-        raise InputError(source, f"expected a number, got {value!r}", column=column, line=line) from None
+        raise InputError(source, f"expected a number, got {value!r}", column=column, **where) from None
 
 
 def read_table(
@@ -75,14 +76,17 @@ def read_table(
     """Read ``path`` whole. Blank columns: ``blanks``, else every column except ``id``, the
     label, ``exclude`` and ``coscore score``'s result columns. A CSV/TSV whose header is
     ``text`` or ``text,score`` is read in the original CoScore layout."""
-    chosen = fmt or format_of(path)
+    try:
+        chosen = fmt or format_of(path)
+    except ValueError as exc:
+        raise InputError(str(path), str(exc)) from None
     if chosen in ("csv", "tsv") and not blanks:
         with open_reader(path, chosen, 1) as reader:
-            if [c for c in reader.columns if not c.startswith(RESULT_PREFIX)] in (["text"], ["text", "score"]):
+            if reader.columns in (["text"], ["text", "score"]):
                 chosen = "coscore"
     columns: dict[str, list[Any]] = {}
     answers: list[list[str]] = []
-    lines: list[int] = []
+    places: list[dict[str, int]] = []
     with open_reader(path, chosen) as reader:
         source = reader.source
         names = blanks
@@ -97,8 +101,8 @@ def read_table(
                 columns.setdefault(name, [None] * before).extend(chunk.pylist(name))
             for values in columns.values():
                 values.extend([None] * (len(answers) - len(values)))
-            lines.extend(chunk.where(i).get("line", chunk.where(i).get("row", before + i + 1)) for i in range(len(chunk)))
-    table = Table(source, columns, answers, lines, how.label, np.full(len(answers), math.nan))
+            places.extend(chunk.where(i) for i in range(len(chunk)))
+    table = Table(source, columns, answers, places, how.label, np.full(len(answers), math.nan))
     if how.label is not None:
         if how.label not in columns and answers:
             raise InputError(source, "no such column", column=how.label)
