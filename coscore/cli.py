@@ -83,6 +83,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     _add_check(sub)
     _add_explain(sub)
     _add_report(sub)
+    _add_compare(sub)
     _add_demo(sub)
     chosen = next((a for a in argv if not a.startswith("-")), None)
     for name, (module, help_text, hint) in PLUGINS.items():
@@ -482,6 +483,80 @@ def cmd_report(args: argparse.Namespace) -> int:
     else:
         print(report_text(report))
     return EXIT_OK
+
+
+# -- compare -----------------------------------------------------------------------------
+
+
+def _add_compare(sub: Any) -> None:
+    p = sub.add_parser("compare", help="compare scorers (rules or score columns) against the same marks",
+                       description="Score DATA with each SCORER (a rule file, or a column of DATA holding scores) "
+                       "and compare them on the rows all of them scored: every agreement figure with a 95 %% "
+                       "bootstrap interval (seeded: reruns print the same), the paired QWK difference of each "
+                       "pair, and the rows where the scorers disagree, explained.")
+    p.add_argument("data", metavar="DATA", help="answers with the teachers' marks")
+    p.add_argument("scorers", metavar="SCORER", nargs="+", help="a rule file (.json) or a column of DATA")
+    p.add_argument("--label", required=True, metavar="COL", help="the teachers' mark column")
+    p.add_argument("--format", choices=INPUT_FORMATS, help="format of DATA (default: from its extension)")
+    p.add_argument("--blanks", metavar="COL[,COL...]", type=_column_list,
+                   help="the blank columns (default: every column except id, the label and score columns)")
+    p.add_argument("--resamples", type=_positive_int, default=1000, metavar="B",
+                   help="bootstrap resamples (default 1000)")
+    p.add_argument("--seed", type=int, default=None, metavar="S", help="bootstrap seed (default: a fixed one)")
+    p.add_argument("--top", type=_positive_int, default=10, metavar="K",
+                   help="show K rows where the scorers disagree (default 10)")
+    p.add_argument("--json", action="store_true", help="print the comparison as a JSON object")
+    p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML page with plots")
+    p.set_defaults(handler=cmd_compare)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """``coscore compare``: agreement of several scorers with the same marks, with intervals."""
+    from .io.atomic import atomic_output
+    from .labelled import read_table
+    from .report import Provenance
+    from .report.bootstrap import SEED
+    from .report.compare import Scorer, compare
+    from .report.render import comparison_html, comparison_text
+
+    rule_files = [s for s in args.scorers if os.path.isfile(s)]
+    columns = [s for s in args.scorers if s not in rule_files]
+    table = read_table(args.data, args.format, args.blanks, args.label, exclude=columns)
+    if table.label is None or table.label not in table.columns:
+        raise InputError(table.source, f"no such column (columns: {', '.join(table.columns)})", column=args.label)
+    scorers = []
+    for name in args.scorers:
+        if name in rule_files:
+            rule = load_rule(name)[0]
+            shown = _unique(os.path.basename(name), [s.name for s in scorers])
+            scorers.append(Scorer(shown, rule.score_many(table.answers).scores, rule, Provenance.of(table.source, name)))
+        elif name in table.columns:
+            scorers.append(Scorer(_unique(name, [s.name for s in scorers]), table.numbers(name)))
+        else:
+            raise UsageError(f"SCORER {name!r} is neither a rule file nor a column of {table.source} "
+                             f"(columns: {', '.join(table.columns)})")
+    date = Provenance.of(table.source).date
+    result = compare(table, scorers, date, args.resamples, SEED if args.seed is None else args.seed, args.top)
+    if args.html:
+        try:
+            page = comparison_html(result, f"coscore comparison: {os.path.basename(args.data)}")
+        except ImportError as exc:
+            raise UsageError(str(exc)) from None
+        with atomic_output(args.html) as stream:
+            stream.write(page)
+    if args.json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        print(comparison_text(result))
+    return EXIT_OK
+
+
+def _unique(name: str, taken: list[str]) -> str:
+    """``name``, or ``name (2)``, ``name (3)``… when already taken."""
+    shown, k = name, 2
+    while shown in taken:
+        shown, k = f"{name} ({k})", k + 1
+    return shown
 
 
 # -- demo --------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from .plots import distribution_figure, heatmap_figure, png
 from .stats import QWK_THRESHOLD, SMD_THRESHOLD, Agreement
 
 if TYPE_CHECKING:
+    from .compare import Comparison, Estimate
     from .sections import FullReport, Provenance
 
 
@@ -202,3 +203,88 @@ def _html_flag(ok: bool | None, text: str) -> str:
     return f'<span class="{cls}">{word} {html.escape(text)}</span>'
 
 
+
+
+# -- comparisons -------------------------------------------------------------------------
+
+_FIGURE_NAMES = {
+    "qwk": "QWK", "kappa": "unweighted kappa", "exact_agreement": "exact agreement",
+    "adjacent_agreement": "adjacent (|d| ≤ 1)", "pearson_r": "Pearson r", "rmse": "RMSE", "r2": "R²",
+    "smd": "SMD", "mean_pred": "mean score", "sd_pred": "SD of scores",
+}
+_PERCENT = {"exact_agreement", "adjacent_agreement"}
+
+
+def _estimate(e: "Estimate", key: str = "") -> str:
+    percent = key in _PERCENT
+    if e.value is None:
+        return "—"
+    ci = f" [{_fmt(e.ci[0], percent=percent)}, {_fmt(e.ci[1], percent=percent)}]" if e.ci else ""
+    return _fmt(e.value, percent=percent) + ci
+
+
+def comparison_text(c: "Comparison") -> str:
+    """A comparison as plain text: one column per scorer, 95 % intervals in brackets."""
+    width = max([28, *(len(_estimate(s.estimates[k], k)) + 2 for s in c.scorers for k in s.estimates)])
+    lines = [f"data: {c.data}", f"date: {c.date}",
+             f"marks: {c.label}; n = {c.n} rows scored by every scorer (of {c.n_rows}); "
+             f"95 % bootstrap intervals ({c.resamples} resamples, seed {c.seed})", ""]
+    for s in c.scorers:
+        if s.rule_sha256:
+            lines.append(f"{s.name}: rule, SHA-256 {s.rule_sha256}")
+    lines.append(f"{'':<20}" + "".join(f"{s.name[:width - 2]:>{width}}" for s in c.scorers))
+    for key in (c.scorers[0].estimates if c.scorers else ()):
+        lines.append(f"{_FIGURE_NAMES[key]:<20}" + "".join(f"{_estimate(s.estimates[key], key):>{width}}"
+                                                          for s in c.scorers))
+    if c.pairs:
+        lines += ["", "paired QWK difference (a − b)"]
+        for pair in c.pairs:
+            lines.append(f"  {pair.a} − {pair.b}: {_estimate(pair.qwk_difference)}")
+    if len(c.scorers) > 1:
+        lines += ["", "rows where the scorers disagree"]
+        if not c.rows:
+            lines.append("  none")
+    for row in c.rows:
+        scores = ", ".join(f"{name} {_fmt(v, 2)}" for name, v in row.scores.items())
+        lines.append(f"  row {row.row} (id {row.id}): {c.label} {_fmt(row.mark, 2)}; {scores}")
+        lines.append(f"    answer: {' | '.join(row.answer)[:300]}")
+        for name, why in row.explanations.items():
+            lines.append(f"    {name}:")
+            lines.extend(f"      {line}" for line in why)
+    return "\n".join(lines)
+
+
+def comparison_html(c: "Comparison", title: str) -> str:
+    """A comparison as a self-contained HTML page: the table of figures with intervals,
+    the pairs, a QWK plot, a confusion heatmap per scorer and the split rows."""
+    from .plots import scorer_figure
+
+    esc = html.escape
+    meta = (f'<p class="meta">data: {esc(c.data)}<br>date: <time>{esc(c.date)}</time><br>marks: {esc(c.label)}; '
+            f"n = {c.n} rows scored by every scorer (of {c.n_rows}); 95 % bootstrap intervals "
+            f"({c.resamples} resamples, seed {c.seed})</p>\n")
+    keys = list(c.scorers[0].estimates) if c.scorers else []
+    figures = _html_table(["figure", *(esc(s.name) for s in c.scorers)],
+                          [[_FIGURE_NAMES[k], *(_estimate(s.estimates[k], k) for s in c.scorers)] for k in keys])
+    pairs = _html_table(["a", "b", "QWK a − b [95 %]"],
+                        [[esc(p.a), esc(p.b), _estimate(p.qwk_difference)] for p in c.pairs]) if c.pairs else ""
+    qwk = png(scorer_figure([s.name for s in c.scorers], [s.estimates["qwk"].value for s in c.scorers],
+                            [s.estimates["qwk"].ci for s in c.scorers], "QWK with 95 % interval"))
+    parts = [meta, "<h2>Figures</h2>\n", figures]
+    if pairs:
+        parts += ["<h2>Paired differences</h2>\n", pairs]
+    parts.append(f'<h2>QWK</h2>\n<img alt="QWK per scorer" src="data:image/png;base64,{qwk}">\n')
+    for s in c.scorers:
+        heat = png(heatmap_figure(s.agreement, c.label, s.name))
+        sha = f' <span class="meta">(rule, SHA-256 {esc(s.rule_sha256)})</span>' if s.rule_sha256 else ""
+        parts.append(f'<h2>{esc(s.name)}{sha}</h2>\n<img alt="confusion heatmap of {esc(s.name)}" '
+                     f'src="data:image/png;base64,{heat}">\n')
+    if len(c.scorers) > 1:
+        parts.append("<h2>Rows where the scorers disagree</h2>\n")
+        parts.append(_html_table(
+            ["row", "id", "answer", esc(c.label), *(esc(s.name) for s in c.scorers), "why"],
+            [[str(r.row), esc(r.id), esc(" | ".join(r.answer)), _fmt(r.mark, 2),
+              *(_fmt(r.scores[s.name], 2) for s in c.scorers),
+              '<div class="why">' + esc("\n".join(f"{n}: " + "\n  ".join(w) for n, w in r.explanations.items()))
+              + "</div>"] for r in c.rows]) if c.rows else "<p>none</p>\n")
+    return page(title, "".join(parts))

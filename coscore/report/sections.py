@@ -113,16 +113,17 @@ class FullReport:
             by=self.by,
             groups=[{"value": g.value, **g.agreement.to_dict()} for g in self.groups],
         )
-        return _json_safe(out)
+        return json_ready(out)
 
 
-def _json_safe(value: Any) -> Any:
+def json_ready(value: Any) -> Any:
+    """``value`` with every non-finite float (NaN, ±inf) as ``None``, for strict JSON."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_safe(v) for v in value]
+        return {k: json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(v) for v in value]
     return value
 
 
