@@ -276,8 +276,8 @@ def comparison_html(c: "Comparison", title: str) -> str:
     parts.append(f'<h2>QWK</h2>\n<img alt="QWK per scorer" src="data:image/png;base64,{qwk}">\n')
     for s in c.scorers:
         heat = png(heatmap_figure(s.agreement, c.label, s.name))
-        sha = f' <span class="meta">(rule, SHA-256 {esc(s.rule_sha256)})</span>' if s.rule_sha256 else ""
-        parts.append(f'<h2>{esc(s.name)}{sha}</h2>\n<img alt="confusion heatmap of {esc(s.name)}" '
+        sha = f'<p class="meta">rule, SHA-256 {esc(s.rule_sha256)}</p>\n' if s.rule_sha256 else ""
+        parts.append(f'<h2>{esc(s.name)}</h2>\n{sha}<img alt="confusion heatmap of {esc(s.name)}" '
                      f'src="data:image/png;base64,{heat}">\n')
     if len(c.scorers) > 1:
         parts.append("<h2>Rows where the scorers disagree</h2>\n")
