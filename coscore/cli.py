@@ -309,9 +309,11 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"{args.rule}: {d}")
         if report is not None:
             bound = "exactly" if report.exact else "within"
-            print(f"{args.rule}: scores {bound} {report.score_min:g}–{report.score_max:g}; "
-                  f"reads {report.blanks_needed} blank{'s' * (report.blanks_needed != 1)}"
-                  + (f" (the data has {blanks})" if blanks is not None else ""))
+            n = report.blanks_needed
+            reads = f"needs {n} blank{'s' * (n != 1)}" if n else "needs no numbered blank"
+            reads += " and reads them all ('*')" if report.reads_all_blanks else ""
+            print(f"{args.rule}: scores {bound} {report.score_min:g}–{report.score_max:g}; {reads}"
+                  + (f" (the data has {blanks} blank{'s' * (blanks != 1)})" if blanks is not None else ""))
         summary = f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"
         print(f"{args.rule}: {'ok' if not errors else 'invalid'} ({summary})")
     return EXIT_FAILED if errors else EXIT_OK

@@ -125,12 +125,14 @@ class ComboType:
 
 @dataclass
 class TypeReport:
-    """The outcome of :func:`check_rule`: diagnostics, the blanks the rule reads and the
-    range of the total (``exact`` when both ends are reached, else bounds)."""
+    """The outcome of :func:`check_rule`: diagnostics, the blanks the rule needs
+    (``blanks_needed``: how many blanks an answer must have; ``reads_all_blanks``: it uses
+    ``'*'``) and the range of the total (``exact`` when both ends are reached, else bounds)."""
 
     diagnostics: list[Diagnostic]
     combos: list[ComboType]
     blanks_needed: int
+    reads_all_blanks: bool
     score_min: float
     score_max: float
     exact: bool
@@ -139,6 +141,7 @@ class TypeReport:
         """A JSON-ready form (the diagnostics excluded: the caller lists them)."""
         return {
             "blanks_needed": self.blanks_needed,
+            "reads_all_blanks": self.reads_all_blanks,
             "score_range": {"min": self.score_min, "max": self.score_max, "exact": self.exact},
             "combos": [c.to_dict() for c in self.combos],
         }
@@ -156,6 +159,7 @@ class _Inference:
         self.blanks = blanks
         self.findings: list[Finding] = []
         self.needed = 0
+        self.all_blanks = False
 
     def fail(self, message: str, column: int, sure: bool) -> None:
         self.findings.append(Finding(message, column, sure))
@@ -200,6 +204,8 @@ class _Inference:
                 self.infer(arg, sure)
             elif isinstance(n, int) and not isinstance(n, bool):
                 self._blank(n, arg.col, sure)
+            else:
+                self.all_blanks = True
             return {
                 "T": TEXT,
                 "L": _number(frozenset({"int"}), 0, INF),
@@ -393,12 +399,13 @@ def check_rule(rule: Any, blanks: int | None = None) -> TypeReport:
     atom_kinds = {aid: (a.kind, len(a.groups)) for aid, a in spec.atoms.items()}
     diagnostics: list[Diagnostic] = []
     combos: list[ComboType] = []
-    needed = 0
+    needed, all_blanks = 0, False
     for combo in spec.combos:
         path = f"combos.{combo.id}"
         inference = _Inference(atom_kinds, blanks)
         t = inference.infer(combo.tree, True)
         needed = max(needed, inference.needed)
+        all_blanks = all_blanks or inference.all_blanks
         if combo.mode == "value" and t.kinds == {"str"}:
             inference.fail("a value-mode combo must give a number, but this gives text: always fails", 1, True)
         lo, hi = _contribution(t, combo.mode, combo.score)
@@ -418,7 +425,7 @@ def check_rule(rule: Any, blanks: int | None = None) -> TypeReport:
     elif spec.combo_mode == "MAX":
         diagnostics.extend(_dominated(combos))
     score_min, score_max, exact = _total_range(combos, spec.combo_mode)
-    return TypeReport(diagnostics, combos, needed, score_min, score_max, exact)
+    return TypeReport(diagnostics, combos, needed, all_blanks, score_min, score_max, exact)
 
 
 def _contribution(t: Type, mode: str, score: float) -> tuple[float, float]:
