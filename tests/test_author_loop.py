@@ -104,3 +104,37 @@ def test_report_sections(tmp_path):
     plain, _ = text(run("report", scored, "--label", "score", "--by", "school"))
     assert "largest disagreements" in plain and "by mark level" in plain and "by school" in plain
     assert "rule: not given" in plain and "date: " in plain
+
+
+def test_the_readme_loop_runs(tmp_path):
+    """The README's loop, command by command, in a scratch directory."""
+    import re
+    import shlex
+    import subprocess
+
+    from test_cli import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### The rule author's loop"):]
+    block = re.search(r"```sh\n(.*?)```", section, flags=re.S).group(1).replace("\\\n", " ")
+    demo = str(ROOT / "coscore" / "data" / "demo") + "/"
+    outputs = []
+    for line in block.strip().splitlines():
+        line = line.replace("coscore/data/demo/", demo)
+        if line.startswith("sed "):
+            command, target = line.split(" > ")
+            fixed = subprocess.run(shlex.split(command), capture_output=True, check=True).stdout
+            (tmp_path / target.strip()).write_bytes(fixed)
+            continue
+        args = shlex.split(line)
+        assert args[0] == "coscore"
+        proc = run(*args[1:], cwd=tmp_path)
+        out, err = text(proc)
+        assert proc.returncode == 0, (line, err)
+        outputs.append(out)
+    check, explained, compared = outputs
+    assert "ok (0 errors, 0 warnings)" in check
+    assert explained.startswith("── row 29  id 29  mark 5.0") and "combo C = 4.0" in explained
+    assert "QWK                         0.966 [0.951, 0.978]        0.988 [0.978, 0.995]" in compared
+    assert "traffic-light.rule.json − fixed.rule.json: -0.023 [-0.036, -0.012]" in compared
+    assert (tmp_path / "compare.html").exists()
