@@ -270,11 +270,17 @@ def _add_check(sub: Any) -> None:
     p.add_argument("rule", metavar="RULE", help="the rule (.json)")
     p.add_argument("--data", metavar="DATA", help="answers the rule will score: their first rows tell how many "
                    "blanks there are")
-    p.add_argument("--format", choices=INPUT_FORMATS, help="format of DATA (default: from its extension)")
-    p.add_argument("--blanks", metavar="COL[,COL...]", type=_column_list, help="the blank columns of DATA")
+    _add_data_options(p)
     p.add_argument("--label", metavar="COL", help="the mark column of DATA (never taken as a blank)")
     p.add_argument("--json", action="store_true", help="print a JSON object for tools")
     p.set_defaults(handler=cmd_check)
+
+
+def _add_data_options(p: argparse.ArgumentParser) -> None:
+    """``--format`` and ``--blanks`` for a command that reads a data file DATA."""
+    p.add_argument("--format", choices=INPUT_FORMATS, help="format of DATA (default: from its extension)")
+    p.add_argument("--blanks", metavar="COL[,COL...]", type=_column_list,
+                   help="the blank columns of DATA (default: every column except id, the label and score columns)")
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -365,8 +371,7 @@ def _add_explain(sub: Any) -> None:
     p.add_argument("--label", metavar="COL", help="the mark column of DATA (default 'score' in the original "
                    "CoScore layout); its value is shown next to the score")
     p.add_argument("--limit", type=_positive_int, default=10, metavar="K", help="at most K rows (default 10)")
-    p.add_argument("--format", choices=INPUT_FORMATS, help="format of DATA (default: from its extension)")
-    p.add_argument("--blanks", metavar="COL[,COL...]", type=_column_list, help="the blank columns of DATA")
+    _add_data_options(p)
     p.add_argument("--json", action="store_true", help="print the explanations as JSON")
     p.add_argument("--color", action=argparse.BooleanOptionalAction, default=None,
                    help="colour the output (default: when stdout is a terminal)")
@@ -463,7 +468,6 @@ def _add_report(sub: Any) -> None:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """``coscore report``: the report as text or JSON, and optionally an HTML page."""
-    from .io.atomic import atomic_output
     from .labelled import read_table
     from .report import Provenance, build_report, render_html, report_text
 
@@ -472,18 +476,24 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.label not in table.columns:
         raise InputError(table.source, f"no such column (columns: {', '.join(table.columns)})", column=args.label)
     report = build_report(table, args.pred, Provenance.of(args.scored, args.rule), rule, args.by, args.top)
+    title = f"coscore agreement: {os.path.basename(args.scored)}"
+    return _emit(args, report.to_dict, lambda: report_text(report),
+                 lambda: render_html(report.agreement, title, args.label, args.pred, report))
+
+
+def _emit(args: argparse.Namespace, data: Callable[[], Any], text: Callable[[], str],
+          page: Callable[[], str]) -> int:
+    """Write the HTML page to ``--html`` (if given), then print JSON (``--json``) or text."""
+    from .io.atomic import atomic_output
+
     if args.html:
-        title = f"coscore agreement: {os.path.basename(args.scored)}"
         try:
-            page = render_html(report.agreement, title, args.label, args.pred, report)
+            html = page()
         except ImportError as exc:
             raise UsageError(str(exc)) from None
         with atomic_output(args.html) as stream:
-            stream.write(page)
-    if args.json:
-        print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
-    else:
-        print(report_text(report))
+            stream.write(html)
+    print(json.dumps(data(), ensure_ascii=False, indent=2) if args.json else text())
     return EXIT_OK
 
 
@@ -499,9 +509,7 @@ def _add_compare(sub: Any) -> None:
     p.add_argument("data", metavar="DATA", help="answers with the teachers' marks")
     p.add_argument("scorers", metavar="SCORER", nargs="+", help="a rule file (.json) or a column of DATA")
     p.add_argument("--label", required=True, metavar="COL", help="the teachers' mark column")
-    p.add_argument("--format", choices=INPUT_FORMATS, help="format of DATA (default: from its extension)")
-    p.add_argument("--blanks", metavar="COL[,COL...]", type=_column_list,
-                   help="the blank columns (default: every column except id, the label and score columns)")
+    _add_data_options(p)
     p.add_argument("--resamples", type=_positive_int, default=1000, metavar="B",
                    help="bootstrap resamples (default 1000)")
     p.add_argument("--seed", type=int, default=None, metavar="S", help="bootstrap seed (default: a fixed one)")
@@ -514,7 +522,6 @@ def _add_compare(sub: Any) -> None:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """``coscore compare``: agreement of several scorers with the same marks, with intervals."""
-    from .io.atomic import atomic_output
     from .labelled import read_table
     from .report import Provenance
     from .report.bootstrap import SEED
@@ -539,18 +546,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
                              f"(columns: {', '.join(table.columns)})")
     date = Provenance.of(table.source).date
     result = compare(table, scorers, date, args.resamples, SEED if args.seed is None else args.seed, args.top)
-    if args.html:
-        try:
-            page = comparison_html(result, f"coscore comparison: {os.path.basename(args.data)}")
-        except ImportError as exc:
-            raise UsageError(str(exc)) from None
-        with atomic_output(args.html) as stream:
-            stream.write(page)
-    if args.json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
-    else:
-        print(comparison_text(result))
-    return EXIT_OK
+    title = f"coscore comparison: {os.path.basename(args.data)}"
+    return _emit(args, result.to_dict, lambda: comparison_text(result), lambda: comparison_html(result, title))
 
 
 def _unique(name: str, taken: list[str]) -> str:

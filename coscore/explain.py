@@ -329,9 +329,11 @@ def _plain(value: Any) -> Any:
 
 
 def summary(explanation: Explanation) -> list[str]:
-    """A short account of each distinct atom call: the EM key matched, the SM options
-    counted, the best OP/CS key with its ratio (OP: the text's aligned characters in [])."""
-    lines = []
+    """A short account: the combos that counted, then each distinct atom call: the EM key
+    matched, the SM options counted, the best OP/CS key with its ratio (OP: the text's
+    aligned characters in [])."""
+    counted = ", ".join(f"{c.id}={_num(c.value)}" for c in explanation.combos if c.value)
+    lines = [f"combos: {counted or 'none counted'}" + (f"; error: {explanation.error}" if explanation.error else "")]
     plain = _Painter(False)
     for call in explanation.calls:
         ev = call.evidence

@@ -169,8 +169,6 @@ def split_rows(table: Table, scorers: list[Scorer], top: int) -> list[SplitRow]:
             if s.rule is not None:
                 from ..explain import explain, summary
 
-                ex = explain(s.rule, table.answers[i])
-                counted = ", ".join(f"{c.id}={c.value:g}" for c in ex.combos if c.value) or "none counted"
-                row.explanations[s.name] = [f"combos: {counted}", *summary(ex)]
+                row.explanations[s.name] = summary(explain(s.rule, table.answers[i]))
         out.append(row)
     return out

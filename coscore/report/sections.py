@@ -167,21 +167,14 @@ def disagreements(table: Table, scores: np.ndarray, rule: Any, top: int) -> list
 
 
 def _why(rule: Any, table: Table, i: int, combo_columns: list[str]) -> list[str]:
-    counted = []
-    for name in combo_columns:
-        value = table.columns[name][i]
-        if value not in (None, "", 0, "0", "0.0"):
-            counted.append(f"{name[len(COMBO_PREFIX):]}={value}")
-    lines = [f"combos: {', '.join(counted) or 'none counted'}"] if combo_columns else []
+    """The rule's short explanation of row ``i``, or else the combos its scored columns show."""
     if rule is not None:
         from ..explain import explain, summary
 
-        explanation = explain(rule, table.answers[i])
-        if not combo_columns:
-            counted = [f"{c.id}={c.value:g}" for c in explanation.combos if c.value]
-            lines.append(f"combos: {', '.join(counted) or 'none counted'}")
-        lines.extend(summary(explanation))
-    return lines
+        return summary(explain(rule, table.answers[i]))
+    counted = [f"{name[len(COMBO_PREFIX):]}={table.columns[name][i]}" for name in combo_columns
+               if table.columns[name][i] not in (None, "", 0, "0", "0.0")]
+    return [f"combos: {', '.join(counted) or 'none counted'}"] if combo_columns else []
 
 
 def combo_stats(table: Table, marks: np.ndarray, scores: np.ndarray) -> list[ComboStats]:
