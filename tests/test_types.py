@@ -14,7 +14,8 @@ from coscore.expr.types import check_rule
 
 def rule(*combos: tuple[str, float, str], mode: str = "ADD", atoms: dict | None = None) -> coscore.Rule:
     return coscore.compile({
-        "atoms": atoms or {"0": {"type": "SM", "desc": "a,b,c"}, "1": {"type": "OP", "desc": "0.5:abc"}},
+        "atoms": atoms or {"0": {"type": "SM", "desc": "a,b,c"}, "1": {"type": "OP", "desc": "0.5:abc"},
+                           "2": {"type": "EM", "desc": "a"}},
         "combos": {chr(65 + i): {"combo": c, "score": s, "mode": m} for i, (c, s, m) in enumerate(combos)},
         "comboMode": mode,
     })
@@ -52,6 +53,9 @@ TABLE = [
     ("0 < M(0,T(0)) <= 3", "logic", None, ""),
     ("F(0) > 3", "logic", None, ""),
     ("0", "value", "warning", "contributes 0"),
+    ("G(0, 5)", "logic", "error", "needs text"),
+    ("G(0, T(0)) or M(1, 2) > 0", "logic", "warning", "needs text"),
+    ("G(2, 5)", "logic", "warning", "EM atom never matches"),
 ]
 
 

@@ -98,11 +98,13 @@ def _union(types: list[Type]) -> Type:
 
 @dataclass
 class Finding:
-    """A problem in one combo: ``sure`` when it happens on every answer."""
+    """A problem in one combo: ``sure`` when it happens on every answer (then an error);
+    ``always_warning`` for what never counts but never fails."""
 
     message: str
     column: int
     sure: bool
+    always_warning: bool = False
 
 
 @dataclass
@@ -215,11 +217,16 @@ class _Inference:
             }[op]
         args = [self.infer(arg, sure) for arg in node.args]
         if op in "GM":
+            kind, groups = self.atom_kinds.get(str(node.args[0].value), ("", 0)) if isinstance(node.args[0], Const) else ("", 0)
             if "str" not in args[1].kinds:
-                self.fail(f"{op}() reads a {args[1].name}, not text: the atom never matches", node.args[1].col, False)
+                what = args[1].name
+                if kind == "EM":
+                    self.findings.append(Finding(f"an EM atom never matches a {what}: this call is always false",
+                                                 node.args[1].col, False, always_warning=True))
+                else:
+                    self.fail(f"the atom needs text, not a {what}: always fails", node.args[1].col, sure and bool(kind))
             if op == "G":
                 return BOOL
-            kind, groups = self.atom_kinds.get(str(node.args[0].value), ("", 0)) if isinstance(node.args[0], Const) else ("", 0)
             if kind == "EM":
                 return _number(frozenset({"int"}), 0, 1, tight=True)
             if kind == "SM":
@@ -412,6 +419,9 @@ def check_rule(rule: Any, blanks: int | None = None) -> TypeReport:
         result = ComboType(combo.id, t, combo.mode, combo.score, lo, hi, inference.findings)
         combos.append(result)
         for f in inference.findings:
+            if f.always_warning:
+                diagnostics.append(Diagnostic(f"{path}.combo", f.message, f.column, "warning", combo.text))
+                continue
             message = f.message if f.sure else f"{f.message.replace(': always fails', '')}: fails whenever this part runs"
             diagnostics.append(Diagnostic(f"{path}.combo", message, f.column, "error" if f.sure else "warning", combo.text))
         if not 0 <= combo.score <= 10:
