@@ -367,7 +367,7 @@ def _add_explain(sub: Any) -> None:
                       help="explain row N of DATA (1 = the first answer; repeatable)")
     rows.add_argument("--id", action="append", metavar="X", help="explain the row whose id is X (repeatable)")
     rows.add_argument("--where", choices=["disagree"],
-                      help="disagree: the rows whose rounded score differs from the mark, largest |score − mark| first")
+                      help="disagree: the rows whose score differs from the mark, largest |score − mark| first")
     p.add_argument("--label", metavar="COL", help="the mark column of DATA (default 'score' in the original "
                    "CoScore layout); its value is shown next to the score")
     p.add_argument("--limit", type=_positive_int, default=10, metavar="K", help="at most K rows (default 10)")
@@ -383,14 +383,14 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from .explain import explain, render, to_dict
 
     rule, text = load_rule(args.rule)
-    if args.row or args.id or args.where:
+    if _rows_given(args):
         picked = _explained_rows(rule, args)
     else:
         picked = [({}, args.answer)]
     items = [(where, explain(rule, answer, text)) for where, answer in picked]
     if args.json:
         out = [{**where, **to_dict(ex)} for where, ex in items]
-        print(json.dumps(out if where_given(args) else out[0], ensure_ascii=False, indent=2))
+        print(json.dumps(out if _rows_given(args) else out[0], ensure_ascii=False, indent=2))
         return EXIT_OK
     color = sys.stdout.isatty() and "NO_COLOR" not in os.environ if args.color is None else args.color
     blocks = []
@@ -401,7 +401,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def where_given(args: argparse.Namespace) -> bool:
+def _rows_given(args: argparse.Namespace) -> bool:
     """Whether rows were picked from a data file (JSON is then always a list)."""
     return bool(args.row or args.id or args.where)
 

@@ -1,7 +1,8 @@
 """Agreement between scores and teachers' marks, as in automated-scoring practice
 (RSMTool): the figures (:mod:`.stats`), the report's other sections (:mod:`.sections`),
 text and HTML (:mod:`.render`), figures (:mod:`.plots`), reading a scored file
-(:mod:`.reading`).
+(:mod:`.reading`), several scorers side by side (:mod:`.compare`) with bootstrap
+intervals (:mod:`.bootstrap`).
 """
 from __future__ import annotations
 
