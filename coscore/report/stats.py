@@ -112,8 +112,7 @@ def agreement(human: Any, pred: Any) -> Agreement:
 
     Rows where either value is NaN or ``None`` are left out (and counted).
     """
-    h_all = np.asarray([np.nan if v is None else v for v in human], dtype=np.float64)
-    p_all = np.asarray([np.nan if v is None else v for v in pred], dtype=np.float64)
+    h_all, p_all = _floats(human), _floats(pred)
     if h_all.shape != p_all.shape:
         raise ValueError(f"human and pred differ in length: {h_all.size} and {p_all.size}")
     has_h, has_p = ~np.isnan(h_all), ~np.isnan(p_all)
@@ -162,6 +161,13 @@ def cohen_kappa(human: Sequence[int], pred: Sequence[int], categories: int = len
 def _r2(h: np.ndarray, p: np.ndarray) -> float | None:
     total = float(((h - h.mean()) ** 2).sum()) if h.size else 0.0
     return None if total == 0 else 1.0 - float(((h - p) ** 2).sum()) / total
+
+
+def _floats(values: Any) -> np.ndarray:
+    """``values`` as a float64 array, ``None`` as NaN (a float array passes as it is)."""
+    if isinstance(values, np.ndarray) and values.dtype.kind == "f":
+        return values.astype(np.float64, copy=False)
+    return np.asarray([np.nan if v is None else v for v in values], dtype=np.float64)
 
 
 def _sd(x: np.ndarray) -> float | None:
