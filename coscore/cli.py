@@ -308,7 +308,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             "diagnostics": [_diagnostic_dict(d) for d in diagnostics],
         }
         if report is not None:
-            out.update(report.to_dict(), data_blanks=blanks)
+            out.update(report.to_dict(), data_blanks=None if blanks is None else {"min": blanks[0], "max": blanks[1]})
         print(json.dumps(out, ensure_ascii=False, indent=2))
     else:
         for d in diagnostics:
@@ -318,16 +318,18 @@ def cmd_check(args: argparse.Namespace) -> int:
             n = report.blanks_needed
             reads = f"needs {n} blank{'s' * (n != 1)}" if n else "needs no numbered blank"
             reads += " and reads them all ('*')" if report.reads_all_blanks else ""
-            print(f"{args.rule}: scores {bound} {report.score_min:g}–{report.score_max:g}; {reads}"
-                  + (f" (the data has {blanks} blank{'s' * (blanks != 1)})" if blanks is not None else ""))
+            if blanks is not None:
+                have = str(blanks[0]) if blanks[0] == blanks[1] else f"{blanks[0]} to {blanks[1]}"
+                reads += f" (the data has {have} blank{'s' * (blanks[1] != 1)})"
+            print(f"{args.rule}: scores {bound} {report.score_min:g}–{report.score_max:g}; {reads}")
         summary = f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"
         print(f"{args.rule}: {'ok' if not errors else 'invalid'} ({summary})")
     return EXIT_FAILED if errors else EXIT_OK
 
 
-def _data_blanks(args: argparse.Namespace) -> int:
-    """The fewest blanks among DATA's first rows (its header for tables; a table that looks
-    like the original CoScore layout, text[,score], is read so)."""
+def _data_blanks(args: argparse.Namespace) -> tuple[int, int]:
+    """The fewest and the most blanks among DATA's first rows (its header for tables; a
+    table that looks like the original CoScore layout, text[,score], is read so)."""
     fmt = args.format or _input_format(args.data)
     if fmt in ("csv", "tsv") and not args.blanks:
         with open_reader(args.data, fmt, 1) as reader:
@@ -336,11 +338,11 @@ def _data_blanks(args: argparse.Namespace) -> int:
     with open_reader(args.data, fmt, 1000) as reader:
         columns = AnswerColumns.resolve(fmt, reader.source, reader.columns, args.blanks, args.label)
         if columns.blanks:
-            return len(columns.blanks)
+            return len(columns.blanks), len(columns.blanks)
         for chunk in reader.chunks():
-            answers = columns.answers(chunk)
-            if answers:
-                return min(len(a) for a in answers)
+            counts = [len(a) for a in columns.answers(chunk)]
+            if counts:
+                return min(counts), max(counts)
     raise UsageError(f"{args.data}: no rows to count the blanks of")
 
 

@@ -32,7 +32,7 @@ def test_check_finds_what_the_issue_listed(tmp_path):
     assert "score 20 is outside the 0–10 scale" in out and "score -2 is outside" in out
     assert "scores within 0–10" in out
     report = json.loads(text(run("check", rule, "--data", data, "--json"))[0])
-    assert report["errors"] == 2 and report["data_blanks"] == 1 and report["blanks_needed"] == 2
+    assert report["errors"] == 2 and report["data_blanks"] == {"min": 1, "max": 1} and report["blanks_needed"] == 2
     assert report["score_range"] == {"min": 0.0, "max": 10.0, "exact": False}
 
 

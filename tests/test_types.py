@@ -90,6 +90,8 @@ def test_blanks_against_the_data():
     assert ("error", "combos.A.combo", "reads blank 1, but the data has 1 blank") in problems
     assert any(s == "warning" and p == "combos.B.combo" for s, p, _ in problems)
     assert found(r, blanks=4) == []
+    varying = found(r, blanks=(1, 4))
+    assert [s for s, _, _ in varying] == ["warning", "warning"] and "some answers have only 1 blank" in varying[0][2]
     assert check_rule(rule(("G(0, T(-3))", 1, "logic"))).blanks_needed == 3
 
 

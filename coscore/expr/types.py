@@ -156,9 +156,9 @@ def _finite(x: float) -> float | None:
 class _Inference:
     """One walk over one combo tree, collecting findings and the blanks it reads."""
 
-    def __init__(self, atom_kinds: dict[str, tuple[str, int]], blanks: int | None) -> None:
+    def __init__(self, atom_kinds: dict[str, tuple[str, int]], blanks: tuple[int, int] | None) -> None:
         self.atom_kinds = atom_kinds
-        self.blanks = blanks
+        self.blanks = blanks  # the fewest and the most blanks an answer of the data has
         self.findings: list[Finding] = []
         self.needed = 0
         self.all_blanks = False
@@ -211,7 +211,7 @@ class _Inference:
             return {
                 "T": TEXT,
                 "L": _number(frozenset({"int"}), 0, INF),
-                "Q": _number(frozenset({"int"}), 0, INF if self.blanks is None else self.blanks) if n == "*" else BOOL,
+                "Q": _number(frozenset({"int"}), 0, INF if self.blanks is None else self.blanks[1]) if n == "*" else BOOL,
                 "F": _number(frozenset({"int", "float"}), -INF, INF),
                 "S": _number(frozenset({"int"}), 1, INF),
             }[op]
@@ -253,9 +253,14 @@ class _Inference:
         count = n + 1 if n >= 0 else -n
         if sure:
             self.needed = max(self.needed, count)
-        if self.blanks is not None and count > self.blanks:
-            have = f"{self.blanks} blank{'s' * (self.blanks != 1)}"
-            self.fail(f"reads blank {n}, but the data has {have}", column, sure)
+        if self.blanks is None or count <= self.blanks[0]:
+            return
+        fewest, most = self.blanks
+        if count > most:
+            self.fail(f"reads blank {n}, but the data has {most} blank{'s' * (most != 1)}", column, sure)
+        else:
+            self.findings.append(Finding(f"reads blank {n}, but some answers have only {fewest} "
+                                         f"blank{'s' * (fewest != 1)}: they fail", column, False, True))
 
     def _unary(self, node: Unary, sure: bool) -> Type:
         inner = self.infer(node.operand, sure)
@@ -396,10 +401,11 @@ def _compare_truth(op: str, a: Type, b: Type) -> bool | None:
     return True if a.hi <= b.lo else (False if a.lo > b.hi else None)
 
 
-def check_rule(rule: Any, blanks: int | None = None) -> TypeReport:
+def check_rule(rule: Any, blanks: int | tuple[int, int] | None = None) -> TypeReport:
     """Infer the types of ``rule``'s combos (a compiled :class:`coscore.Rule`).
 
-    ``blanks`` is how many blanks the data has (``None``: unknown). Sure failures are
+    ``blanks`` is how many blanks the data's answers have (``(fewest, most)`` when they
+    differ; ``None``: unknown). Sure failures are
     errors; failures only some answers reach, and what never counts, are warnings.
     """
     spec = rule.spec
@@ -409,7 +415,7 @@ def check_rule(rule: Any, blanks: int | None = None) -> TypeReport:
     needed, all_blanks = 0, False
     for combo in spec.combos:
         path = f"combos.{combo.id}"
-        inference = _Inference(atom_kinds, blanks)
+        inference = _Inference(atom_kinds, (blanks, blanks) if isinstance(blanks, int) else blanks)
         t = inference.infer(combo.tree, True)
         needed = max(needed, inference.needed)
         all_blanks = all_blanks or inference.all_blanks
