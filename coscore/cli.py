@@ -85,6 +85,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     _add_check(sub)
     _add_explain(sub)
     _add_report(sub)
+    _add_compare(sub)
     _add_demo(sub)
     chosen = next((a for a in argv if not a.startswith("-")), None)
     for name, (module, help_text, hint) in PLUGINS.items():
@@ -269,36 +270,82 @@ def _add_check(sub: Any) -> None:
                        description="Compile RULE and list every diagnostic (errors and warnings). "
                        "Exit 1 if there are errors, 0 otherwise.")
     p.add_argument("rule", metavar="RULE", help="the rule (.json)")
+    p.add_argument("--data", metavar="DATA", help="answers the rule will score: their first rows tell how many "
+                   "blanks there are")
+    _add_data_options(p)
+    p.add_argument("--label", metavar="COL", help="the mark column of DATA (never taken as a blank)")
     p.add_argument("--json", action="store_true", help="print a JSON object for tools")
     p.set_defaults(handler=cmd_check)
 
 
+def _add_data_options(p: argparse.ArgumentParser) -> None:
+    """``--format`` and ``--blanks`` for a command that reads a data file DATA."""
+    p.add_argument("--format", choices=INPUT_FORMATS, help="format of DATA (default: from its extension)")
+    p.add_argument("--blanks", metavar="COL[,COL...]", type=_column_list,
+                   help="the blank columns of DATA (default: every column except id, the label and score columns)")
+
+
 def cmd_check(args: argparse.Namespace) -> int:
-    """``coscore check``: list diagnostics; exit 1 on errors."""
+    """``coscore check``: list diagnostics and the score range; exit 1 on errors."""
     import coscore
+    from .expr.types import check_rule
 
     text = read_rule_text(args.rule)
+    blanks = _data_blanks(args) if args.data else None
+    report = None
     try:
         rule = coscore.compile(text)
-        diagnostics = list(rule.warnings)
+        report = check_rule(rule, blanks)
+        diagnostics = list(rule.warnings) + report.diagnostics
     except coscore.RuleError as exc:
         diagnostics = list(exc.diagnostics)
     errors = sum(d.severity == "error" for d in diagnostics)
     warnings = len(diagnostics) - errors
     if args.json:
-        print(json.dumps({
+        out = {
             "rule": args.rule,
             "ok": errors == 0,
             "errors": errors,
             "warnings": warnings,
             "diagnostics": [_diagnostic_dict(d) for d in diagnostics],
-        }, ensure_ascii=False, indent=2))
+        }
+        if report is not None:
+            out.update(report.to_dict(), data_blanks=None if blanks is None else {"min": blanks[0], "max": blanks[1]})
+        print(json.dumps(out, ensure_ascii=False, indent=2))
     else:
         for d in diagnostics:
             print(f"{args.rule}: {d}")
+        if report is not None:
+            bound = "exactly" if report.exact else "within"
+            n = report.blanks_needed
+            reads = f"needs {n} blank{'s' * (n != 1)}" if n else "needs no numbered blank"
+            reads += " and reads them all ('*')" if report.reads_all_blanks else ""
+            if blanks is not None:
+                have = str(blanks[0]) if blanks[0] == blanks[1] else f"{blanks[0]} to {blanks[1]}"
+                reads += f" (the data has {have} blank{'s' * (blanks[1] != 1)})"
+            print(f"{args.rule}: scores {bound} {report.score_min:g}–{report.score_max:g}; {reads}")
         summary = f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"
         print(f"{args.rule}: {'ok' if not errors else 'invalid'} ({summary})")
     return EXIT_FAILED if errors else EXIT_OK
+
+
+def _data_blanks(args: argparse.Namespace) -> tuple[int, int]:
+    """The fewest and the most blanks among DATA's first rows (its header for tables; a
+    table that looks like the original CoScore layout, text[,score], is read so)."""
+    fmt = args.format or _input_format(args.data)
+    if fmt in ("csv", "tsv") and not args.blanks:
+        with open_reader(args.data, fmt, 1) as reader:
+            if reader.columns in (["text"], ["text", "score"]):
+                fmt = "coscore"
+    with open_reader(args.data, fmt, 1000) as reader:
+        columns = AnswerColumns.resolve(fmt, reader.source, reader.columns, args.blanks, args.label)
+        if columns.blanks:
+            return len(columns.blanks), len(columns.blanks)
+        for chunk in reader.chunks():
+            counts = [len(a) for a in columns.answers(chunk)]
+            if counts:
+                return min(counts), max(counts)
+    raise UsageError(f"{args.data}: no rows to count the blanks of")
 
 
 def _diagnostic_dict(d: Any) -> dict[str, Any]:
@@ -311,24 +358,91 @@ def _diagnostic_dict(d: Any) -> dict[str, Any]:
 
 
 def _add_explain(sub: Any) -> None:
-    p = sub.add_parser("explain", help="show why one answer gets its score",
-                       description="Score one answer (each ANSWER is one blank) and show every atom call: "
-                       "what the atom saw and found.")
+    p = sub.add_parser("explain", help="show why answers get their scores",
+                       description="Explain one answer typed on the command line (each ANSWER is one blank), "
+                       "or rows of a data file: 'explain RULE DATA --row N | --id X | --where disagree'. "
+                       "Shows each combo's expression value and contribution, and every distinct atom call "
+                       "once: what the atom saw and found.")
     p.add_argument("rule", metavar="RULE", help="the rule (.json)")
-    p.add_argument("answer", metavar="ANSWER", nargs="+", help="the blanks of the answer, in order")
+    p.add_argument("answer", metavar="ANSWER|DATA", nargs="+",
+                   help="the blanks of the answer, in order; or one data file with --row/--id/--where")
+    rows = p.add_mutually_exclusive_group()
+    rows.add_argument("--row", type=_positive_int, action="append", metavar="N",
+                      help="explain row N of DATA (1 = the first answer; repeatable)")
+    rows.add_argument("--id", action="append", metavar="X", help="explain the row whose id is X (repeatable)")
+    rows.add_argument("--where", choices=["disagree"],
+                      help="disagree: the rows whose score differs from the mark, largest |score − mark| first")
+    p.add_argument("--label", metavar="COL", help="the mark column of DATA (default 'score' in the original "
+                   "CoScore layout); its value is shown next to the score")
+    p.add_argument("--limit", type=_positive_int, default=10, metavar="K", help="at most K rows (default 10)")
+    _add_data_options(p)
+    p.add_argument("--json", action="store_true", help="print the explanations as JSON")
     p.add_argument("--color", action=argparse.BooleanOptionalAction, default=None,
                    help="colour the output (default: when stdout is a terminal)")
     p.set_defaults(handler=cmd_explain)
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    """``coscore explain``: the score of one answer and the evidence of each atom call."""
-    from .explain import explain, render
+    """``coscore explain``: scores and the evidence of each atom call, for one answer or rows of DATA."""
+    from .explain import explain, render, to_dict
 
     rule, text = load_rule(args.rule)
+    if _rows_given(args):
+        picked = _explained_rows(rule, args)
+    else:
+        picked = [({}, args.answer)]
+    items = [(where, explain(rule, answer, text)) for where, answer in picked]
+    if args.json:
+        out = [{**where, **to_dict(ex)} for where, ex in items]
+        print(json.dumps(out if _rows_given(args) else out[0], ensure_ascii=False, indent=2))
+        return EXIT_OK
     color = sys.stdout.isatty() and "NO_COLOR" not in os.environ if args.color is None else args.color
-    print(render(explain(rule, args.answer, text), color=color))
+    blocks = []
+    for where, ex in items:
+        head = "  ".join(f"{k} {v}" for k, v in where.items() if k in ("row", "id", "mark"))
+        blocks.append((f"── {head}\n" if head else "") + render(ex, color=color))
+    print("\n\n".join(blocks) if blocks else "no rows to explain")
     return EXIT_OK
+
+
+def _rows_given(args: argparse.Namespace) -> bool:
+    """Whether rows were picked from a data file (JSON is then always a list)."""
+    return bool(args.row or args.id or args.where)
+
+
+def _explained_rows(rule: Any, args: argparse.Namespace) -> list[tuple[dict[str, Any], list[str]]]:
+    """The rows of DATA that ``--row``/``--id``/``--where`` pick, with where they are."""
+    from .labelled import read_table
+
+    if len(args.answer) != 1:
+        raise UsageError("with --row, --id or --where give one data file after the rule")
+    table = read_table(args.answer[0], args.format, args.blanks, args.label)
+    ids = table.ids
+    if args.row:
+        for n in args.row:
+            if n > len(table):
+                raise UsageError(f"{table.source}: no row {n} (it has {len(table)} rows)")
+        chosen = [n - 1 for n in args.row]
+    elif args.id:
+        index = {value: i for i, value in reversed(list(enumerate(ids)))}
+        missing = [x for x in args.id if x not in index]
+        if missing:
+            raise UsageError(f"{table.source}: no row with id {missing[0]!r}")
+        chosen = [index[x] for x in args.id]
+    else:
+        if table.label is None:
+            raise UsageError("--where disagree needs the teachers' marks: give --label COL")
+        from .report import disagreement_order
+
+        chosen = disagreement_order(rule.score_many(table.answers).scores, table.marks)
+    out = []
+    for i in chosen[: args.limit]:
+        where: dict[str, Any] = {"row": i + 1, "id": ids[i]}
+        if table.label is not None:
+            mark = float(table.marks[i])
+            where["mark"] = None if mark != mark else mark
+        out.append((where, table.answers[i]))
+    return out
 
 
 # -- report ------------------------------------------------------------------------------
@@ -337,36 +451,115 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def _add_report(sub: Any) -> None:
     p = sub.add_parser("report", help="agreement of coscore with the teachers' marks",
                        description="Agreement statistics between a score column and the teachers' marks in a "
-                       "scored file: n, means, SDs, exact and adjacent agreement, QWK, Pearson r, SMD, "
-                       "confusion matrix.")
+                       "scored file: n, means, SDs, exact and adjacent agreement, QWK, unweighted kappa, Pearson r, "
+                       "RMSE, R², SMD, confusion matrix; then the largest disagreements (explained), per-combo and "
+                       "per-mark-level figures, and per-subgroup figures with --by.")
     p.add_argument("scored", metavar="SCORED", help="a file written by 'coscore score'")
     p.add_argument("--label", required=True, metavar="COL", help="the teachers' mark column")
     p.add_argument("--pred", default="coscore_score", metavar="COL", help="the score column (default coscore_score)")
+    p.add_argument("--rule", metavar="RULE", help="the rule that scored SCORED: its name and hash head the report "
+                   "and each disagreement shows the atoms' evidence")
+    p.add_argument("--by", metavar="COL", help="also give the figures per value of COL (school, class, …)")
+    p.add_argument("--top", type=_positive_int, default=10, metavar="K",
+                   help="show the K largest disagreements (default 10)")
+    p.add_argument("--blanks", metavar="COL[,COL...]", type=_column_list,
+                   help="the answer's blank columns (default: every column except id, the label, --by and coscore_*)")
     p.add_argument("--format", choices=OUTPUT_FORMATS, help="format of SCORED (default: from its extension)")
-    p.add_argument("--json", action="store_true", help="print the statistics as a JSON object")
+    p.add_argument("--json", action="store_true", help="print the report as a JSON object")
     p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report with figures")
     p.set_defaults(handler=cmd_report)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    """``coscore report``: the statistics as text or JSON, and optionally an HTML page."""
-    from .io.atomic import atomic_output
-    from .report import agreement, read_scored, render_html, render_text
+    """``coscore report``: the report as text or JSON, and optionally an HTML page."""
+    from .labelled import read_table
+    from .report import Provenance, build_report, render_html, report_text
 
-    human, pred = read_scored(args.scored, args.label, args.pred, args.format)
-    stats = agreement(human, pred)
+    rule = load_rule(args.rule)[0] if args.rule else None
+    table = read_table(args.scored, args.format, args.blanks, args.label, exclude=[args.by] if args.by else ())
+    if args.label not in table.columns:
+        raise InputError(table.source, f"no such column (columns: {', '.join(table.columns)})", column=args.label)
+    report = build_report(table, args.pred, Provenance.of(args.scored, args.rule), rule, args.by, args.top)
+    title = f"coscore agreement: {os.path.basename(args.scored)}"
+    return _emit(args, report.to_dict, lambda: report_text(report),
+                 lambda: render_html(report.agreement, title, args.label, args.pred, report))
+
+
+def _emit(args: argparse.Namespace, data: Callable[[], Any], text: Callable[[], str],
+          page: Callable[[], str]) -> int:
+    """Write the HTML page to ``--html`` (if given), then print JSON (``--json``) or text."""
+    from .io.atomic import atomic_output
+
     if args.html:
         try:
-            page = render_html(stats, f"coscore agreement: {os.path.basename(args.scored)}", args.label, args.pred)
+            html = page()
         except ImportError as exc:
             raise UsageError(str(exc)) from None
         with atomic_output(args.html) as stream:
-            stream.write(page)
-    if args.json:
-        print(json.dumps(stats.to_dict(), indent=2))
-    else:
-        print(render_text(stats, args.label, args.pred))
+            stream.write(html)
+    print(json.dumps(data(), ensure_ascii=False, indent=2) if args.json else text())
     return EXIT_OK
+
+
+# -- compare -----------------------------------------------------------------------------
+
+
+def _add_compare(sub: Any) -> None:
+    p = sub.add_parser("compare", help="compare scorers (rules or score columns) against the same marks",
+                       description="Score DATA with each SCORER (a rule file, or a column of DATA holding scores) "
+                       "and compare them on the rows all of them scored: every agreement figure with a 95 %% "
+                       "bootstrap interval (seeded: reruns print the same), the paired QWK difference of each "
+                       "pair, and the rows where the scorers disagree, explained.")
+    p.add_argument("data", metavar="DATA", help="answers with the teachers' marks")
+    p.add_argument("scorers", metavar="SCORER", nargs="+", help="a rule file (.json) or a column of DATA")
+    p.add_argument("--label", required=True, metavar="COL", help="the teachers' mark column")
+    _add_data_options(p)
+    p.add_argument("--resamples", type=_positive_int, default=1000, metavar="B",
+                   help="bootstrap resamples (default 1000)")
+    p.add_argument("--seed", type=int, default=None, metavar="S", help="bootstrap seed (default: a fixed one)")
+    p.add_argument("--top", type=_positive_int, default=10, metavar="K",
+                   help="show K rows where the scorers disagree (default 10)")
+    p.add_argument("--json", action="store_true", help="print the comparison as a JSON object")
+    p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML page with plots")
+    p.set_defaults(handler=cmd_compare)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """``coscore compare``: agreement of several scorers with the same marks, with intervals."""
+    from .labelled import read_table
+    from .report import Provenance
+    from .report.bootstrap import SEED
+    from .report.compare import Scorer, compare
+    from .report.render import comparison_html, comparison_text
+
+    rule_files = [s for s in args.scorers if os.path.isfile(s)]
+    columns = [s for s in args.scorers if s not in rule_files]
+    table = read_table(args.data, args.format, args.blanks, args.label, exclude=columns)
+    if table.label is None or table.label not in table.columns:
+        raise InputError(table.source, f"no such column (columns: {', '.join(table.columns)})", column=args.label)
+    scorers = []
+    for name in args.scorers:
+        if name in rule_files:
+            rule = load_rule(name)[0]
+            shown = _unique(os.path.basename(name), [s.name for s in scorers])
+            scorers.append(Scorer(shown, rule.score_many(table.answers).scores, rule, Provenance.of(table.source, name)))
+        elif name in table.columns:
+            scorers.append(Scorer(_unique(name, [s.name for s in scorers]), table.numbers(name)))
+        else:
+            raise UsageError(f"SCORER {name!r} is neither a rule file nor a column of {table.source} "
+                             f"(columns: {', '.join(table.columns)})")
+    date = Provenance.of(table.source).date
+    result = compare(table, scorers, date, args.resamples, SEED if args.seed is None else args.seed, args.top)
+    title = f"coscore comparison: {os.path.basename(args.data)}"
+    return _emit(args, result.to_dict, lambda: comparison_text(result), lambda: comparison_html(result, title))
+
+
+def _unique(name: str, taken: list[str]) -> str:
+    """``name``, or ``name (2)``, ``name (3)``… when already taken."""
+    shown, k = name, 2
+    while shown in taken:
+        shown, k = f"{name} ({k})", k + 1
+    return shown
 
 
 # -- demo --------------------------------------------------------------------------------

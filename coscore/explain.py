@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 # -- evidence per atom kind --------------------------------------------------------------
@@ -236,7 +236,9 @@ class Call:
 
 @dataclass
 class ComboTrace:
-    """One combo: its value, its definition (when the rule source is known) and calls."""
+    """One combo: its contribution ``value``, its definition, the value of its expression
+    on its own (or the error it raised) and the atom calls it made (shared with other
+    combos that make the same call: see :attr:`Explanation.calls`)."""
 
     id: str
     value: float | None
@@ -244,40 +246,113 @@ class ComboTrace:
     score: Any = None
     mode: str | None = None
     calls: list[Call] = field(default_factory=list)
+    expression_value: Any = None
+    expression_error: str | None = None
 
 
 @dataclass
 class Explanation:
-    """Why one answer got its score."""
+    """Why one answer got its score; ``calls`` lists each distinct atom call once."""
 
     answer: list[str]
     score: float | None
     error: str | None
     combo_mode: str | None
     combos: list[ComboTrace]
+    calls: list[Call] = field(default_factory=list)
+
+    def call_number(self, call: Call) -> int:
+        """The 1-based number of ``call`` in :attr:`calls`."""
+        return next(i for i, c in enumerate(self.calls, 1) if c is call)
 
 
 def explain(rule: Any, answer: Sequence[str] | str, source: Mapping[str, Any] | str | None = None) -> Explanation:
     """Score ``answer`` with ``rule`` (a compiled :class:`coscore.Rule`), tracing every
-    atom call; ``source`` (the rule as a dict or JSON text) adds each combo's expression."""
+    atom call and evaluating each combo's expression on its own. ``source`` is accepted
+    for compatibility; the definitions come from the compiled rule."""
+    from .expr.evaluate import Answer, compile_tree
+
     blanks = [answer] if isinstance(answer, str) else list(answer)
     outcome, calls = rule.trace(blanks)
-    spec = json.loads(source) if isinstance(source, str) else (source or {})
-    definitions = spec.get("combos", {}) if isinstance(spec, Mapping) else {}
     combos: dict[str, ComboTrace] = {}
-    for cid in rule.combo_ids:
-        d = definitions.get(cid, {}) if isinstance(definitions, Mapping) else {}
-        d = d if isinstance(d, Mapping) else {}
-        combos[cid] = ComboTrace(cid, outcome.combos.get(cid), d.get("combo"), d.get("score"), d.get("mode"))
+    state = Answer(blanks, rule.atoms, manual=rule.dialect == "manual")
+    for spec in rule.spec.combos:
+        trace = ComboTrace(spec.id, outcome.combos.get(spec.id), spec.text, spec.score, spec.mode)
+        try:
+            trace.expression_value = compile_tree(spec.tree)(state)
+        except Exception as exc:  # noqa: BLE001 - the answer's own error, shown to the author
+            trace.expression_error = str(exc) or type(exc).__name__
+        combos[spec.id] = trace
+    distinct: dict[tuple[str, str, str], Call] = {}
     for call in calls:
-        atom = rule.atoms[str(call.atom)]
         text = call.text if isinstance(call.text, str) else str(call.text)
+        key = (call.op, str(call.atom), text)
+        shared = distinct.get(key)
+        if shared is None:
+            atom = rule.atoms[str(call.atom)]
+            shared = distinct[key] = Call(
+                call.op, str(call.atom), atom.kind, text, bool(call.hit), call.value, atom_evidence(atom, text)
+            )
         trace = combos.setdefault(call.combo, ComboTrace(call.combo, outcome.combos.get(call.combo)))
-        trace.calls.append(
-            Call(call.op, str(call.atom), atom.kind, text, bool(call.hit), call.value, atom_evidence(atom, text))
-        )
-    mode = spec.get("comboMode") if isinstance(spec, Mapping) else None
-    return Explanation(blanks, outcome.score, outcome.error, mode, list(combos.values()))
+        if not any(c is shared for c in trace.calls):
+            trace.calls.append(shared)
+    return Explanation(blanks, outcome.score, outcome.error, rule.combo_mode, list(combos.values()), list(distinct.values()))
+
+
+def to_dict(explanation: Explanation) -> dict[str, Any]:
+    """The explanation as JSON-ready data: combos refer to ``calls`` by 1-based number."""
+    return {
+        "answer": explanation.answer,
+        "score": explanation.score,
+        "error": explanation.error,
+        "combo_mode": explanation.combo_mode,
+        "combos": [
+            {
+                "id": c.id, "expression": c.expression, "mode": c.mode, "score": c.score,
+                "expression_value": _plain(c.expression_value), "expression_error": c.expression_error,
+                "contribution": c.value, "calls": [explanation.call_number(call) for call in c.calls],
+            }
+            for c in explanation.combos
+        ],
+        "calls": [
+            {"number": i, "op": c.op, "atom": c.atom, "kind": c.kind, "text": c.text, "hit": c.hit,
+             "value": c.value, "evidence": {"type": type(c.evidence).__name__, **asdict(c.evidence)}}
+            for i, c in enumerate(explanation.calls, 1)
+        ],
+    }
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    return str(value)
+
+
+def summary(explanation: Explanation) -> list[str]:
+    """A short account: the combos that counted, then each distinct atom call: the EM key
+    matched, the SM options counted, the best OP/CS key with its ratio (OP: the text's
+    aligned characters in [])."""
+    counted = ", ".join(f"{c.id}={_num(c.value)}" for c in explanation.combos if c.value)
+    lines = [f"combos: {counted or 'none counted'}" + (f"; error: {explanation.error}" if explanation.error else "")]
+    plain = _Painter(False)
+    for call in explanation.calls:
+        ev = call.evidence
+        head = f"{call.op}({call.atom}) {call.kind} {'hit' if call.hit else 'miss'} {_num(call.value)}"
+        if isinstance(ev, EMEvidence):
+            detail = f"key {_quote(ev.matched)}" if ev.matched is not None else "no key equal"
+        elif isinstance(ev, SMEvidence):
+            hit = [s.option for g in ev.groups for s in g.steps if s.action == "counted"]
+            excluded = [s.option for g in ev.groups for s in g.steps if s.action == "excluded"]
+            detail = "counted " + (", ".join(hit) or "nothing") + (f"; excluded {', '.join(excluded)}" if excluded else "")
+        elif ev.best is None:
+            detail = "no keys"
+        else:
+            ratio = f"{ev.best.numerator}/{ev.best.denominator}"
+            detail = f"best key {_quote(ev.best.key, 40)} {ratio}"
+            if isinstance(ev, OPEvidence) and ev.best.numerator:
+                detail += f": {_quote(_marked(call.text, ev.text_matched, plain), 120)}"
+        lines.append(f"{head}: {detail}")
+    return lines
 
 
 # -- rendering ----------------------------------------------------------------------------
@@ -312,7 +387,8 @@ def _quote(text: str, limit: int = 200) -> str:
 
 
 def render(explanation: Explanation, color: bool = False) -> str:
-    """The explanation as readable text (ANSI colour when ``color``)."""
+    """The explanation as readable text (ANSI colour when ``color``): the combos with
+    their expression's value and contribution, then each distinct atom call once."""
     p = _Painter(color)
     out = []
     blanks = ", ".join(_quote(b) for b in explanation.answer)
@@ -324,15 +400,30 @@ def render(explanation: Explanation, color: bool = False) -> str:
         out.append(f"score   {p(_num(explanation.score), 'bold')}{p(mode, 'dim')}")
     for combo in explanation.combos:
         out.append("")
-        definition = ""
+        out.append(f"{p('combo ' + combo.id, 'bold')} = {p(_num(combo.value), 'bold')}{p(_definition(combo), 'dim')}")
         if combo.expression is not None:
-            definition = f"  {combo.mode} × {_num(combo.score)}:  {combo.expression}"
-        out.append(f"{p('combo ' + combo.id, 'bold')} = {p(_num(combo.value), 'bold')}{p(definition, 'dim')}")
-        if not combo.calls:
-            out.append(p("    (no atom calls)", "dim"))
-        for call in combo.calls:
-            out.extend(_render_call(call, p))
+            shown = (p("error: " + combo.expression_error, "miss") if combo.expression_error is not None
+                     else p(_num(combo.expression_value) if not isinstance(combo.expression_value, str)
+                            else _quote(combo.expression_value), "bold"))
+            out.append(f"    {combo.expression}  →  {shown}")
+        refs = ", ".join(f"[{explanation.call_number(c)}] {c.op}({c.atom})" for c in combo.calls)
+        out.append(p(f"    atom calls: {refs}" if refs else "    (no atom calls)", "dim"))
+    if explanation.calls:
+        out.append("")
+        out.append(p("atom calls", "bold"))
+    for number, call in enumerate(explanation.calls, 1):
+        lines = _render_call(call, p)
+        out.append(f"[{number}]{lines[0]}")
+        out.extend(lines[1:])
     return "\n".join(out)
+
+
+def _definition(combo: ComboTrace) -> str:
+    if combo.expression is None:
+        return ""
+    if combo.mode == "logic":
+        return f"  (logic: {_num(combo.score)} if the expression is true, else 0)"
+    return f"  (value: the expression × {_num(combo.score)})"
 
 
 def _render_call(call: Call, p: _Painter) -> list[str]:

@@ -1,0 +1,486 @@
+"""Type inference over combo trees: what each combo can give, and what must fail.
+
+Each expression gets a :class:`Type`: the Python kinds it can have (``str``, ``bool``,
+``int``, ``float``), an interval holding its numeric values, whether its truth is known,
+and its value when it is a constant. From these, :func:`check_rule` finds what the engine
+would refuse on *every* answer (ordering text against numbers, arithmetic on text, a
+blank the data does not have, a string in a value-mode combo) and what never counts (a
+combo that is never true, a combo always dominated under ``MAX``), and bounds the total.
+
+An operand that runs only sometimes (the right of ``and``/``or``, a branch of
+``if``/``else``, the later links of a comparison chain) turns a sure failure into a
+warning: Python never evaluates it when the branch is skipped, so some answers may score.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..diagnostics import Diagnostic
+from .evaluate import compile_tree
+from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary
+
+NUMBERS = frozenset({"bool", "int", "float"})
+ANY = frozenset({"str"}) | NUMBERS
+INF = math.inf
+#: The score scale the total is clamped to.
+SCALE = (0, 10)
+
+
+@dataclass(frozen=True)
+class Type:
+    """What an expression can be.
+
+    ``kinds``: the Python types it may have; ``lo``/``hi``: bounds of its numeric values
+    (``bool`` counts as 0/1); ``truth``: ``True``/``False`` when its truth never varies;
+    ``const``: whether it is a constant, then ``value`` is it; ``tight``: whether ``lo``
+    and ``hi`` are both reached by some answer (else they are only bounds).
+    """
+
+    kinds: frozenset[str] = ANY
+    lo: float = -INF
+    hi: float = INF
+    truth: bool | None = None
+    const: bool = False
+    value: Any = None
+    tight: bool = False
+
+    @property
+    def name(self) -> str:
+        """``str``, ``bool``, ``number`` (int/float), or a ``|``-joined union, or ``unknown``."""
+        if self.kinds == ANY:
+            return "unknown"
+        names = ["str"] if "str" in self.kinds else []
+        if "bool" in self.kinds:
+            names.append("bool")
+        if self.kinds & {"int", "float"}:
+            names.append("number")
+        return "|".join(names)
+
+
+def _constant(value: Any) -> Type:
+    kind = "bool" if isinstance(value, bool) else type(value).__name__
+    if kind == "str":
+        return Type(frozenset({"str"}), truth=bool(value), const=True, value=value, tight=True)
+    try:
+        number = float(value)
+    except OverflowError:
+        number = INF if value > 0 else -INF
+    if math.isnan(number):
+        return Type(frozenset({kind}), truth=True, const=True, value=value)
+    return Type(frozenset({kind}), number, number, bool(value), True, value, True)
+
+
+def _number(kinds: frozenset[str], lo: float, hi: float, tight: bool = False) -> Type:
+    if math.isnan(lo) or math.isnan(hi):
+        lo, hi = -INF, INF
+    truth = None
+    if lo == hi == 0:
+        truth = False
+    elif lo > 0 or hi < 0:
+        truth = True
+    return Type(kinds, lo, hi, truth, tight=tight)
+
+
+BOOL = _number(frozenset({"bool"}), 0, 1, tight=True)
+TEXT = Type(frozenset({"str"}))
+
+
+def _union(types: list[Type]) -> Type:
+    kinds = frozenset().union(*(t.kinds for t in types))
+    numeric = [t for t in types if t.kinds & NUMBERS]
+    lo = min((t.lo for t in numeric), default=-INF)
+    hi = max((t.hi for t in numeric), default=INF)
+    truths = {t.truth for t in types}
+    return Type(kinds, lo, hi, truths.pop() if len(truths) == 1 else None)
+
+
+@dataclass
+class Finding:
+    """A problem in one combo: ``sure`` when it happens on every answer (then an error);
+    ``always_warning`` for what never counts but never fails."""
+
+    message: str
+    column: int
+    sure: bool
+    always_warning: bool = False
+
+
+@dataclass
+class ComboType:
+    """What one combo can give: its expression's type and its contribution's bounds."""
+
+    id: str
+    type: Type
+    mode: str
+    score: float
+    lo: float
+    hi: float
+    findings: list[Finding] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form."""
+        return {"id": self.id, "type": self.type.name, "mode": self.mode, "score": self.score,
+                "contribution": {"min": _finite(self.lo), "max": _finite(self.hi)}}
+
+
+@dataclass
+class TypeReport:
+    """The outcome of :func:`check_rule`: diagnostics, the blanks the rule needs
+    (``blanks_needed``: how many blanks an answer must have; ``reads_all_blanks``: it uses
+    ``'*'``) and the range of the total (``exact`` when both ends are reached, else bounds)."""
+
+    diagnostics: list[Diagnostic]
+    combos: list[ComboType]
+    blanks_needed: int
+    reads_all_blanks: bool
+    score_min: float
+    score_max: float
+    exact: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form (the diagnostics excluded: the caller lists them)."""
+        return {
+            "blanks_needed": self.blanks_needed,
+            "reads_all_blanks": self.reads_all_blanks,
+            "score_range": {"min": self.score_min, "max": self.score_max, "exact": self.exact},
+            "combos": [c.to_dict() for c in self.combos],
+        }
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+class _Inference:
+    """One walk over one combo tree, collecting findings and the blanks it reads."""
+
+    def __init__(self, atom_kinds: dict[str, tuple[str, int]], blanks: tuple[int, int] | None) -> None:
+        self.atom_kinds = atom_kinds
+        self.blanks = blanks  # the fewest and the most blanks an answer of the data has
+        self.findings: list[Finding] = []
+        self.needed = 0
+        self.all_blanks = False
+
+    def fail(self, message: str, column: int, sure: bool) -> None:
+        self.findings.append(Finding(message, column, sure))
+
+    def infer(self, node: Node, sure: bool) -> Type:
+        """The type of ``node``; ``sure`` is whether the node runs on every answer."""
+        if isinstance(node, Const):
+            return _constant(node.value)
+        if isinstance(node, Call):
+            result = self._call(node, sure)
+        elif isinstance(node, Unary):
+            result = self._unary(node, sure)
+        elif isinstance(node, Arith):
+            result = self._arith(node, sure)
+        elif isinstance(node, Compare):
+            result = self._compare(node, sure)
+        elif isinstance(node, BoolOp):
+            result = self._boolop(node, sure)
+        else:
+            result = self._ifexp(node, sure)
+        return result
+
+    # -- constants -------------------------------------------------------------------
+    def _fold(self, node: Node, parts: list[Type], sure: bool, fallback: Type) -> Type:
+        """``node``'s value when every part is a constant (computed by the evaluator
+        itself), else ``fallback``."""
+        if not parts or not all(p.const for p in parts):
+            return fallback
+        try:
+            return _constant(compile_tree(node)(None))
+        except Exception as exc:  # noqa: BLE001 - the evaluator's own error is the finding
+            self.fail(f"always fails: {exc}", node.col, sure)
+            return fallback
+
+    # -- operators -------------------------------------------------------------------
+    def _call(self, node: Call, sure: bool) -> Type:
+        op = node.op
+        if op in "TLQFS":
+            arg = node.args[0]
+            n = arg.value if isinstance(arg, Const) else None
+            if not isinstance(arg, Const):
+                self.infer(arg, sure)
+            elif isinstance(n, int) and not isinstance(n, bool):
+                self._blank(n, arg.col, sure)
+            else:
+                self.all_blanks = True
+            return {
+                "T": TEXT,
+                "L": _number(frozenset({"int"}), 0, INF),
+                "Q": _number(frozenset({"int"}), 0, INF if self.blanks is None else self.blanks[1]) if n == "*" else BOOL,
+                "F": _number(frozenset({"int", "float"}), -INF, INF),
+                "S": _number(frozenset({"int"}), 1, INF),
+            }[op]
+        args = [self.infer(arg, sure) for arg in node.args]
+        if op in "GM":
+            kind, groups = self.atom_kinds.get(str(node.args[0].value), ("", 0)) if isinstance(node.args[0], Const) else ("", 0)
+            if "str" not in args[1].kinds:
+                what = args[1].name
+                if kind == "EM":
+                    self.findings.append(Finding(f"an EM atom never matches a {what}: this call is always false",
+                                                 node.args[1].col, False, always_warning=True))
+                else:
+                    self.fail(f"the atom needs text, not a {what}: always fails", node.args[1].col, sure and bool(kind))
+            if op == "G":
+                return BOOL
+            if kind == "EM":
+                return _number(frozenset({"int"}), 0, 1, tight=True)
+            if kind == "SM":
+                return _number(frozenset({"int"}), 0, groups, tight=True)
+            if kind in ("OP", "CS"):
+                return _number(frozenset({"int", "float"}), 0, 1, tight=True)
+            return _number(frozenset({"int", "float"}), 0, INF)
+        if op == "A":
+            return _number(frozenset({"int"}), 0, len(args))
+        if op == "U":
+            self._order(args[0], args[1], ">=", node.col, sure)
+            result = _union(args)
+            return _number(result.kinds, min(args[0].lo, args[1].lo), min(args[0].hi, args[1].hi)) \
+                if not result.kinds & {"str"} else result
+        # X: max over the arguments compares each with the others
+        for other in args[1:]:
+            self._order(args[0], other, ">", node.col, sure)
+        result = _union(args)
+        if result.kinds & {"str"}:
+            return result
+        return _number(result.kinds, max(a.lo for a in args), max(a.hi for a in args))
+
+    def _blank(self, n: int, column: int, sure: bool) -> None:
+        count = n + 1 if n >= 0 else -n
+        if sure:
+            self.needed = max(self.needed, count)
+        if self.blanks is None or count <= self.blanks[0]:
+            return
+        fewest, most = self.blanks
+        if count > most:
+            self.fail(f"reads blank {n}, but the data has {most} blank{'s' * (most != 1)}", column, sure)
+        else:
+            self.findings.append(Finding(f"reads blank {n}, but some answers have only {fewest} "
+                                         f"blank{'s' * (fewest != 1)}: they fail", column, False, True))
+
+    def _unary(self, node: Unary, sure: bool) -> Type:
+        inner = self.infer(node.operand, sure)
+        if node.op == "not":
+            truth = None if inner.truth is None else not inner.truth
+            fallback = Type(frozenset({"bool"}), 0, 1, truth, tight=truth is None)
+            return self._fold(node, [inner], sure, fallback)
+        if inner.kinds == {"str"}:
+            self.fail(f"unary {node.op} of text always fails", node.col, sure)
+            return Type(NUMBERS)
+        kinds = (inner.kinds - {"str", "bool"}) | ({"int"} if "bool" in inner.kinds else set())
+        lo, hi = (-inner.hi, -inner.lo) if node.op == "-" else (inner.lo, inner.hi)
+        return self._fold(node, [inner], sure, _number(frozenset(kinds), lo, hi))
+
+    def _arith(self, node: Arith, sure: bool) -> Type:
+        acc = self.infer(node.first, sure)
+        parts = [acc]
+        for op, operand, column in node.rest:
+            right = self.infer(operand, sure)
+            parts.append(right)
+            acc = self._binary(op, acc, right, column, sure)
+        return self._fold(node, parts, sure, acc)
+
+    def _binary(self, op: str, a: Type, b: Type, column: int, sure: bool) -> Type:
+        kinds = set()
+        for ka in a.kinds:
+            for kb in b.kinds:
+                kind = _arith_kind(op, ka, kb)
+                if kind is not None:
+                    kinds.add(kind)
+        if not kinds:
+            what = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide"}[op]
+            self.fail(f"cannot {what} {a.name} and {b.name}: always fails", column, sure)
+            return Type(NUMBERS)
+        if op == "/" and b.const and not isinstance(b.value, str) and b.value == 0:
+            self.fail("division by zero: always fails", column, sure)
+        if kinds == {"str"}:
+            return TEXT
+        lo, hi = _interval(op, a, b)
+        return _number(frozenset(kinds) - {"str"}, lo, hi) if "str" not in kinds else Type(frozenset(kinds))
+
+    def _order(self, a: Type, b: Type, op: str, column: int, sure: bool) -> None:
+        text_number = a.kinds == {"str"} and b.kinds <= NUMBERS
+        number_text = a.kinds <= NUMBERS and b.kinds == {"str"}
+        if text_number or number_text:
+            left, right = ("text", "a number") if text_number else ("a number", "text")
+            self.fail(f"'{op}' orders {left} against {right}: always fails", column, sure)
+
+    def _compare(self, node: Compare, sure: bool) -> Type:
+        left = self.infer(node.first, sure)
+        parts, truths = [left], []
+        for index, (op, operand, column) in enumerate(node.rest):
+            runs = sure and index == 0  # a later link runs only when the earlier ones hold
+            right = self.infer(operand, runs)
+            parts.append(right)
+            if op not in ("==", "!="):
+                self._order(left, right, op, column, runs)
+            truths.append(_compare_truth(op, left, right))
+            left = right
+        truth = False if False in truths else (True if all(t is True for t in truths) else None)
+        fallback = Type(frozenset({"bool"}), 0 if truth is not True else 1, 1 if truth is not False else 0,
+                        truth, tight=truth is None)
+        return self._fold(node, parts, sure, fallback)
+
+    def _boolop(self, node: BoolOp, sure: bool) -> Type:
+        stop = node.op == "or"  # the truth that ends the chain
+        results: list[Type] = []
+        runs = sure
+        for operand in node.operands:
+            t = self.infer(operand, runs)
+            if t.truth is stop:
+                earlier = [r for r in results if r.truth is None]
+                return _union([*earlier, t]) if earlier else t
+            results.append(t)
+            if t.truth is None:
+                runs = False
+        # every operand but the last either ran through or may have; the result is one of them
+        last = results[-1]
+        candidates = [t for t in results[:-1] if t.truth is None] + [last]
+        result = _union(candidates) if len(candidates) > 1 else last
+        if all(t.truth is not None for t in results):
+            result = Type(result.kinds, result.lo, result.hi, last.truth, last.const, last.value, last.tight)
+        return result
+
+    def _ifexp(self, node: IfExp, sure: bool) -> Type:
+        cond = self.infer(node.cond, sure)
+        then = self.infer(node.then, sure and cond.truth is True)
+        orelse = self.infer(node.orelse, sure and cond.truth is False)
+        if cond.truth is True:
+            return then
+        if cond.truth is False:
+            return orelse
+        return _union([then, orelse])
+
+
+def _arith_kind(op: str, a: str, b: str) -> str | None:
+    """The kind of ``a op b`` for operand kinds ``a`` and ``b``, ``None`` when it fails."""
+    if a == "str" or b == "str":
+        if op == "+" and a == b == "str":
+            return "str"
+        if op == "*" and {a, b} in ({"str", "int"}, {"str", "bool"}):
+            return "str"
+        return None
+    if op == "/" or "float" in (a, b):
+        return "float"
+    return "int"
+
+
+def _interval(op: str, a: Type, b: Type) -> tuple[float, float]:
+    if op == "+":
+        return a.lo + b.lo, a.hi + b.hi
+    if op == "-":
+        return a.lo - b.hi, a.hi - b.lo
+    if op == "/" and b.lo <= 0 <= b.hi:
+        return -INF, INF
+    corners = []
+    for x in (a.lo, a.hi):
+        for y in (b.lo, b.hi):
+            value = x * y if op == "*" else x / y
+            if math.isnan(value):
+                return -INF, INF
+            corners.append(value)
+    return min(corners), max(corners)
+
+
+def _compare_truth(op: str, a: Type, b: Type) -> bool | None:
+    """Whether ``a op b`` always or never holds, judged on their numeric intervals."""
+    if not (a.kinds <= NUMBERS and b.kinds <= NUMBERS):
+        return None
+    if op == "==":
+        return False if a.hi < b.lo or b.hi < a.lo else None
+    if op == "!=":
+        return True if a.hi < b.lo or b.hi < a.lo else None
+    if op in ("<", ">"):
+        a, b = (a, b) if op == "<" else (b, a)
+        return True if a.hi < b.lo else (False if a.lo >= b.hi else None)
+    a, b = (a, b) if op == "<=" else (b, a)
+    return True if a.hi <= b.lo else (False if a.lo > b.hi else None)
+
+
+def check_rule(rule: Any, blanks: int | tuple[int, int] | None = None) -> TypeReport:
+    """Infer the types of ``rule``'s combos (a compiled :class:`coscore.Rule`).
+
+    ``blanks`` is how many blanks the data's answers have (``(fewest, most)`` when they
+    differ; ``None``: unknown). Sure failures are
+    errors; failures only some answers reach, and what never counts, are warnings.
+    """
+    spec = rule.spec
+    atom_kinds = {aid: (a.kind, len(a.groups)) for aid, a in spec.atoms.items()}
+    diagnostics: list[Diagnostic] = []
+    combos: list[ComboType] = []
+    needed, all_blanks = 0, False
+    for combo in spec.combos:
+        path = f"combos.{combo.id}"
+        inference = _Inference(atom_kinds, (blanks, blanks) if isinstance(blanks, int) else blanks)
+        t = inference.infer(combo.tree, True)
+        needed = max(needed, inference.needed)
+        all_blanks = all_blanks or inference.all_blanks
+        if combo.mode == "value" and t.kinds == {"str"}:
+            inference.fail("a value-mode combo must give a number, but this gives text: always fails", 1, True)
+        lo, hi = _contribution(t, combo.mode, combo.score)
+        result = ComboType(combo.id, t, combo.mode, combo.score, lo, hi, inference.findings)
+        combos.append(result)
+        for f in inference.findings:
+            if f.always_warning:
+                diagnostics.append(Diagnostic(f"{path}.combo", f.message, f.column, "warning", combo.text))
+                continue
+            message = f.message if f.sure else f"{f.message.replace(': always fails', '')}: fails whenever this part runs"
+            diagnostics.append(Diagnostic(f"{path}.combo", message, f.column, "error" if f.sure else "warning", combo.text))
+        if not 0 <= combo.score <= 10:
+            diagnostics.append(Diagnostic(f"{path}.score", f"score {combo.score} is outside the 0–10 scale", severity="warning"))
+        if combo.mode == "logic" and t.truth is False:
+            diagnostics.append(Diagnostic(f"{path}.combo", "never true: this combo never counts", 1, "warning", combo.text))
+        elif lo == hi == 0 and not any(f.sure for f in inference.findings):
+            diagnostics.append(Diagnostic(path, "always contributes 0: this combo never counts", severity="warning"))
+    if not combos:
+        diagnostics.append(Diagnostic("combos", "no combos: every answer scores 0", severity="warning"))
+    elif spec.combo_mode == "MAX":
+        diagnostics.extend(_dominated(combos))
+    score_min, score_max, exact = _total_range(combos, spec.combo_mode)
+    return TypeReport(diagnostics, combos, needed, all_blanks, score_min, score_max, exact)
+
+
+def _contribution(t: Type, mode: str, score: float) -> tuple[float, float]:
+    if mode == "logic":
+        if t.truth is not None:
+            return (score, score) if t.truth else (0, 0)
+        return min(0, score), max(0, score)
+    if not t.kinds <= NUMBERS:
+        return -INF, INF
+    lo, hi = _interval("*", t, _constant(score))
+    return lo, hi
+
+
+def _dominated(combos: list[ComboType]) -> list[Diagnostic]:
+    out = []
+    for combo in combos:
+        if combo.lo == combo.hi == 0:
+            continue  # already reported
+        best_other = max((c.lo for c in combos if c is not combo), default=-INF)
+        if combo.hi <= 0 or combo.hi <= best_other:
+            why = "never above 0" if combo.hi <= 0 else f"at most {_show(combo.hi)}, while another combo always gives at least {_show(best_other)}"
+            out.append(Diagnostic(f"combos.{combo.id}", f"never reaches the MAX total ({why})", severity="warning"))
+    return out
+
+
+def _total_range(combos: list[ComboType], mode: str) -> tuple[float, float, bool]:
+    if not combos:
+        return 0, 0, True
+    if mode == "ADD":
+        lo, hi = sum(c.lo for c in combos), sum(c.hi for c in combos)
+    else:
+        lo, hi = max(c.lo for c in combos), max(c.hi for c in combos)
+    varying = [c for c in combos if c.lo != c.hi]
+    exact = len(varying) <= 1 and all(c.type.tight or c.mode == "logic" for c in varying)
+    clamp = lambda x: float(min(SCALE[1], max(SCALE[0], x)))  # noqa: E731
+    if math.isnan(lo) or math.isnan(hi):
+        lo, hi, exact = -INF, INF, False
+    return clamp(lo), clamp(hi), exact
+
+
+def _show(x: float) -> str:
+    return f"{x:g}"

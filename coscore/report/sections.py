@@ -1,0 +1,229 @@
+"""The sections of a full agreement report beyond the overall figures: where the data
+and rule came from, the answers the rule gets most wrong (explained), each combo's share,
+each mark level and each subgroup.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import os
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..labelled import RESULT_PREFIX, Table, file_hash
+from .stats import Agreement, agreement, disagreement_order, round_half_up
+
+#: The per-combo columns ``coscore score`` writes: ``coscore_combo_<ID>``.
+COMBO_PREFIX = RESULT_PREFIX + "combo_"
+ERROR_COLUMN = RESULT_PREFIX + "error"
+
+
+@dataclass
+class Provenance:
+    """What a report is about: the rule file (name and SHA-256), the data file, the date
+    (UTC, ISO 8601; ``SOURCE_DATE_EPOCH`` fixes it for reproducible outputs)."""
+
+    rule: str | None
+    rule_sha256: str | None
+    data: str
+    date: str
+
+    @classmethod
+    def of(cls, data: str, rule_path: str | None = None) -> "Provenance":
+        """The provenance of a report on ``data`` with the rule file at ``rule_path``."""
+        epoch = os.environ.get("SOURCE_DATE_EPOCH")
+        moment = (_dt.datetime.fromtimestamp(int(epoch), _dt.timezone.utc) if epoch and epoch.isdigit()
+                  else _dt.datetime.now(_dt.timezone.utc))
+        rule = os.path.basename(rule_path) if rule_path else None
+        digest = file_hash(rule_path) if rule_path else None
+        return cls(rule, digest, str(data), moment.replace(microsecond=0).isoformat())
+
+
+@dataclass
+class Disagreement:
+    """One answer the scorer gets wrong: both numbers and why (``explanation``: the
+    combos that counted and each atom call's evidence, in short)."""
+
+    row: int
+    id: str
+    answer: list[str]
+    mark: float
+    score: float | None
+    error: str | None
+    explanation: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ComboStats:
+    """One combo over the rows with a mark and a score: the share where it counts
+    (contributes non-zero), its mean contribution and its correlation with the mark."""
+
+    id: str
+    counts: float | None
+    mean_contribution: float | None
+    correlation: float | None
+
+
+@dataclass
+class LevelStats:
+    """One mark level (rounded half up): how many rows, their mean score and the share
+    scored exactly that level."""
+
+    mark: int
+    n: int
+    mean_score: float
+    exact_agreement: float
+
+
+@dataclass
+class GroupStats:
+    """The agreement figures of the rows whose ``--by`` column holds ``value``."""
+
+    value: str
+    agreement: Agreement
+
+
+@dataclass
+class FullReport:
+    """Everything ``coscore report`` shows."""
+
+    provenance: Provenance
+    label: str
+    pred: str
+    agreement: Agreement
+    disagreements: list[Disagreement]
+    combos: list[ComboStats]
+    levels: list[LevelStats]
+    by: str | None = None
+    groups: list[GroupStats] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: the overall figures at the top level (as
+        :meth:`Agreement.to_dict`), then the provenance and every section."""
+        out = self.agreement.to_dict()
+        out.update(asdict(self.provenance))
+        out.update(
+            label=self.label,
+            pred=self.pred,
+            disagreements=[asdict(d) for d in self.disagreements],
+            combos=[asdict(c) for c in self.combos],
+            levels=[asdict(level) for level in self.levels],
+            by=self.by,
+            groups=[{"value": g.value, **g.agreement.to_dict()} for g in self.groups],
+        )
+        return json_ready(out)
+
+
+def json_ready(value: Any) -> Any:
+    """``value`` with every non-finite float (NaN, ±inf) as ``None``, for strict JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(v) for v in value]
+    return value
+
+
+def build_report(
+    table: Table,
+    pred: str,
+    provenance: Provenance,
+    rule: Any = None,
+    by: str | None = None,
+    top: int = 10,
+) -> FullReport:
+    """The full report on a scored ``table`` (its label is the mark) for score column
+    ``pred``; ``rule`` (compiled) adds the evidence to each disagreement."""
+    marks, scores = table.marks, table.numbers(pred)
+    return FullReport(
+        provenance,
+        table.label or "",
+        pred,
+        agreement(marks, scores),
+        disagreements(table, scores, rule, top),
+        combo_stats(table, marks, scores),
+        level_stats(marks, scores),
+        by,
+        group_stats(table, by, marks, scores) if by else [],
+    )
+
+
+def disagreements(table: Table, scores: np.ndarray, rule: Any, top: int) -> list[Disagreement]:
+    """The ``top`` rows with the largest |score − mark|, explained."""
+    out = []
+    ids = table.ids
+    errors = table.columns.get(ERROR_COLUMN)
+    combo_columns = [c for c in table.columns if c.startswith(COMBO_PREFIX)]
+    for i in disagreement_order(scores, table.marks)[:top]:
+        score = None if math.isnan(scores[i]) else float(scores[i])
+        error = (errors[i] or None) if errors else None
+        out.append(Disagreement(i + 1, ids[i], table.answers[i], float(table.marks[i]), score,
+                                error if score is None else None,
+                                _why(rule, table, i, combo_columns)))
+    return out
+
+
+def _why(rule: Any, table: Table, i: int, combo_columns: list[str]) -> list[str]:
+    """The rule's short explanation of row ``i``, or else the combos its scored columns show."""
+    if rule is not None:
+        from ..explain import explain, summary
+
+        return summary(explain(rule, table.answers[i]))
+    counted = [f"{name[len(COMBO_PREFIX):]}={table.columns[name][i]}" for name in combo_columns
+               if table.columns[name][i] not in (None, "", 0, "0", "0.0")]
+    return [f"combos: {', '.join(counted) or 'none counted'}"] if combo_columns else []
+
+
+def combo_stats(table: Table, marks: np.ndarray, scores: np.ndarray) -> list[ComboStats]:
+    """Per-combo figures from the ``coscore_combo_<ID>`` columns, over rows with both numbers."""
+    both = ~np.isnan(marks) & ~np.isnan(scores)
+    out = []
+    for name in table.columns:
+        if not name.startswith(COMBO_PREFIX):
+            continue
+        values = table.numbers(name)[both]
+        values = np.where(np.isnan(values), 0.0, values)
+        h = marks[both]
+        n = values.size
+        out.append(ComboStats(
+            name[len(COMBO_PREFIX):],
+            float((values != 0).mean()) if n else None,
+            float(values.mean()) if n else None,
+            _correlation(values, h),
+        ))
+    return out
+
+
+def _correlation(x: np.ndarray, y: np.ndarray) -> float | None:
+    if x.size < 2 or x.std() == 0 or y.std() == 0:
+        return None
+    return max(-1.0, min(1.0, float(np.corrcoef(x, y)[0, 1])))
+
+
+def level_stats(marks: np.ndarray, scores: np.ndarray) -> list[LevelStats]:
+    """Per mark level (rounded half up): n, mean score, exact agreement."""
+    both = ~np.isnan(marks) & ~np.isnan(scores)
+    h, p = round_half_up(marks[both]), scores[both]
+    out = []
+    for level in sorted(set(h.tolist())):
+        rows = h == level
+        out.append(LevelStats(int(level), int(rows.sum()), float(p[rows].mean()),
+                              float((round_half_up(p[rows]) == level).mean())))
+    return out
+
+
+def group_stats(table: Table, by: str, marks: np.ndarray, scores: np.ndarray) -> list[GroupStats]:
+    """The agreement figures per value of column ``by`` (an empty cell is its own group)."""
+    from ..io import InputError
+
+    if by not in table.columns:
+        raise InputError(table.source, f"no such column (columns: {', '.join(table.columns)})", column=by)
+    values = ["" if v is None else str(v) for v in table.columns[by]]
+    out = []
+    for value in sorted(set(values)):
+        rows = np.asarray([v == value for v in values])
+        out.append(GroupStats(value, agreement(marks[rows], scores[rows])))
+    return out

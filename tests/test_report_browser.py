@@ -1,0 +1,68 @@
+"""The HTML pages of ``report`` and ``compare`` in a real browser: headless Chromium loads
+each page, every image decodes, and a screenshot is taken. Skips where Chromium,
+chromedriver or Selenium is missing."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from test_cli import DEMO, run
+
+CHROMIUM = next((p for p in ("/usr/bin/chromium", shutil.which("chromium") or "", shutil.which("chromium-browser") or "")
+                 if p and Path(p).exists()), None)
+DRIVER = next((p for p in ("/usr/bin/chromedriver", shutil.which("chromedriver") or "") if p and Path(p).exists()), None)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    webdriver = pytest.importorskip("selenium.webdriver")
+    if CHROMIUM is None or DRIVER is None:
+        pytest.skip("Chromium or chromedriver is not installed")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--no-first-run", "--window-size=1200,900",
+                 f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
+        options.add_argument(flag)
+    from selenium.webdriver.chrome.service import Service
+
+    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    driver.set_page_load_timeout(120)
+    yield driver
+    driver.quit()
+
+
+def _look(browser, page: Path, shot: Path) -> None:
+    browser.get(page.resolve().as_uri())
+    images = browser.find_elements("tag name", "img")
+    assert images
+    for image in images:
+        assert browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", image)
+    assert browser.save_screenshot(str(shot))
+    assert shot.stat().st_size > 10_000 and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_report_page(browser, tmp_path):
+    pytest.importorskip("matplotlib")
+    scored, page = tmp_path / "s.csv", tmp_path / "report.html"
+    rule = DEMO / "lane-change.rule.json"
+    assert run("score", rule, DEMO / "lane-change.csv", "--format", "coscore", "-o", scored).returncode == 0
+    assert run("report", scored, "--label", "score", "--rule", rule, "--html", page).returncode == 0
+    _look(browser, page, tmp_path / "report.png")
+    body = browser.find_element("tag name", "body").text
+    assert "Largest disagreements" in body and "lane-change.rule.json" in body and "By mark level" in body
+    assert "R²" in body and "unweighted kappa" in body
+
+
+def test_compare_page(browser, tmp_path):
+    pytest.importorskip("matplotlib")
+    page = tmp_path / "compare.html"
+    rule = DEMO / "traffic-light.rule.json"
+    proc = run("compare", DEMO / "traffic-light.csv", "--label", "score", rule, DEMO / "lane-change.rule.json",
+               "--resamples", "100", "--html", page)
+    assert proc.returncode == 0, proc.stderr
+    _look(browser, page, tmp_path / "compare.png")
+    body = browser.find_element("tag name", "body").text
+    assert "Paired differences" in body and "Rows where the scorers disagree" in body
