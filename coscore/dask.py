@@ -208,7 +208,7 @@ def _score(ddf: dd.DataFrame, rule: Any, blanks: Sequence[str] | None, label: st
 
 def score_files(
     rule: Any,
-    data: str,
+    data: str | list[str],
     out_dir: str,
     *,
     blanks: list[str] | None = None,
@@ -219,7 +219,7 @@ def score_files(
 ) -> int:
     """Score the Parquet dataset ``data`` into a new Parquet dataset ``out_dir``.
 
-    ``data`` is a file, a directory, or a glob (``answers/*.parquet``), local or on
+    ``data`` is a file, a directory, a glob (``answers/*.parquet``) or a list of them, local or on
     any filesystem fsspec knows (``s3://...``) that the workers can reach too.
     ``out_dir`` must not exist or be empty; it receives one ``part.N.parquet`` per
     partition (a partition retried after a worker died overwrites its own file, so
@@ -241,7 +241,7 @@ def score_files(
     _check_input(data)
     _check_output(out_dir)
     ddf = _read(data)
-    scored = _score(ddf, compiled, blanks, label, data)  # checks the columns before any cluster starts
+    scored = _score(ddf, compiled, blanks, label, _named(data))  # checks the columns before any cluster starts
     with _connect(scheduler) as client:
         _check_cluster(client)
         write = scored.to_parquet(
@@ -293,21 +293,26 @@ def _cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _read(data: str) -> dd.DataFrame:
+def _named(data: str | list[str]) -> str:
+    return data if isinstance(data, str) else ", ".join(data)
+
+
+def _read(data: str | list[str]) -> dd.DataFrame:
     try:
         return dd.read_parquet(data)
     except (OSError, ValueError) as exc:
-        raise InputError(data, f"cannot read as a Parquet dataset: {exc}") from None
+        raise InputError(_named(data), f"cannot read as a Parquet dataset: {exc}") from None
 
 
-def _check_input(data: str) -> None:
+def _check_input(data: str | list[str]) -> None:
     import fsspec
 
-    fs, _, paths = fsspec.core.get_fs_token_paths(data)
-    if not paths:
-        raise InputError(data, "no file matches this pattern")
-    if len(paths) == 1 and not fs.exists(paths[0]):
-        raise InputError(data, "no such file or directory")
+    for one in [data] if isinstance(data, str) else data:
+        fs, _, paths = fsspec.core.get_fs_token_paths(one)
+        if not paths:
+            raise InputError(one, "no file matches this pattern")
+        if len(paths) == 1 and not fs.exists(paths[0]):
+            raise InputError(one, "no such file or directory")
 
 
 def _check_output(out_dir: str) -> None:
