@@ -18,9 +18,22 @@ _PLAIN_LOW, _PLAIN_HIGH = 1e-4, 1e9
 
 
 def float_texts(values: Any) -> Any:
-    """A float64 Arrow array as strings, each ``repr(value)``; nulls stay null."""
+    """A float64 Arrow array as strings, each ``repr(value)``; nulls stay null.
+
+    Scores take few distinct values: those are formatted once each and looked up."""
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
+    encoded = pc.dictionary_encode(values)
+    distinct = encoded.dictionary
+    if len(distinct) * 4 <= len(values) or len(distinct) <= 64:
+        texts = pa.array([repr(v) for v in distinct.to_numpy(zero_copy_only=False).tolist()], pa.string())
+        return texts.take(encoded.indices)
+    return _float_texts_at_once(values)
+
+
+def _float_texts_at_once(values: Any) -> Any:
+    """:func:`float_texts` for many distinct values: Arrow's conversion, with the forms
+    where it differs from ``repr`` put right."""
     texts = pc.cast(values, pa.string())
     numbers = values.to_numpy(zero_copy_only=False)
     with np.errstate(invalid="ignore"):
@@ -79,19 +92,49 @@ def quoted(texts: Any, delimiter: str, alone: bool = False) -> Any:
     """``texts`` quoted as the ``csv`` module's minimal quoting does: a value holding the
     delimiter, a quote or a newline is enclosed in quotes, its quotes doubled; with
     ``alone`` (a one-column table) the empty value is written ``""`` too."""
-    pattern = f'[{delimiter}"\\n]' + ("|^$" if alone else "")
-    need = pc.match_substring_regex(texts, pattern)
-    if not pc.any(need).as_py():
+    if isinstance(texts, pa.ChunkedArray):
+        texts = texts.combine_chunks()
+    need = _holding(texts, (delimiter + '"\n').encode())
+    if alone:
+        empty = pc.equal(pc.binary_length(texts), 0).to_numpy(zero_copy_only=False)
+        need = empty if need is None else need | empty
+    if need is None or not need.any():
         return texts
     enclosed = pc.binary_join_element_wise('"', pc.replace_substring(texts, '"', '""'), '"', "")
-    return pc.if_else(need, enclosed, texts)
+    return pc.if_else(pa.array(need), enclosed, texts)
+
+
+def _holding(texts: Any, special: bytes) -> np.ndarray | None:
+    """A mask of the values of the string array ``texts`` holding one of the ASCII bytes
+    ``special``, found on its UTF-8 data buffer at once; ``None`` when none does."""
+    if len(texts) == 0:
+        return None
+    wide = pa.types.is_large_string(texts.type)
+    offsets = np.frombuffer(texts.buffers()[1], dtype=np.int64 if wide else np.int32)
+    offsets = offsets[texts.offset : texts.offset + len(texts) + 1]
+    data = texts.buffers()[2]
+    if data is None:
+        return None
+    raw = bytes(memoryview(data)[int(offsets[0]) : int(offsets[-1])])
+    if all(raw.find(bytes([b])) < 0 for b in special):  # memchr: the usual case, nothing to quote
+        return None
+    array = np.frombuffer(raw, dtype=np.uint8)
+    found = array == special[0]
+    for b in special[1:]:
+        found |= array == b
+    hits = np.flatnonzero(found)
+    rows = np.searchsorted(offsets, hits + int(offsets[0]), side="right") - 1
+    rows = rows[rows < len(texts)]
+    need = np.zeros(len(texts), dtype=bool)
+    need[rows] = True
+    return need
 
 
 def joined_lines(columns: list[Any], delimiter: str) -> bytes | memoryview:
     """The rows of the text ``columns`` joined by ``delimiter``, each ended by ``\\n``,
     as the bytes of one buffer."""
-    lines = pc.binary_join_element_wise(*columns, delimiter) if len(columns) > 1 else columns[0]
-    lines = pc.binary_join_element_wise(lines, "", "\n")
+    ended = pc.binary_join_element_wise(columns[-1], "", "\n")  # the last value ends its line
+    lines = pc.binary_join_element_wise(*columns[:-1], ended, delimiter) if len(columns) > 1 else ended
     if isinstance(lines, pa.ChunkedArray):
         lines = lines.combine_chunks()
     if len(lines) == 0:

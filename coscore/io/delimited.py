@@ -9,6 +9,8 @@ import os
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
+import pyarrow as pa
+
 from ._text import TextFileReader
 from .errors import InputError
 from .cells import joined_lines, quoted, text_column
@@ -126,14 +128,21 @@ class DelimitedWriter:
         if not len(chunk):
             return
         alone = len(self._columns) == 1
-        texts = [
-            quoted(text_column(chunk.data[name], chunk.types.get(name)), self._delimiter, alone)
-            for name in self._columns
-        ]
+        texts = []
+        for name in self._columns:
+            text = text_column(chunk.data[name], chunk.types.get(name))
+            if alone or not _is_float(chunk.data[name], chunk.types.get(name)):  # numbers need no quotes
+                text = quoted(text, self._delimiter, alone)
+            texts.append(text)
         self._stream.write(joined_lines(texts, self._delimiter))
 
     def close(self) -> None:
         """Nothing to finish."""
+
+
+def _is_float(values: Any, declared: str | None) -> bool:
+    kind = getattr(values, "type", None)
+    return declared == "float64" or (kind is not None and pa.types.is_floating(kind))
 
 
 def _new_columns_error(target: str, header: list[str], chunk: Chunk) -> None:
