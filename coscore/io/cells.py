@@ -90,11 +90,12 @@ def cell_text(value: Any) -> str:
 
 def quoted(texts: Any, delimiter: str, alone: bool = False) -> Any:
     """``texts`` quoted as the ``csv`` module's minimal quoting does: a value holding the
-    delimiter, a quote or a newline is enclosed in quotes, its quotes doubled; with
+    delimiter, a quote, a newline (or, unlike the ``csv`` module, a carriage return,
+    which other readers take for a line end) is enclosed in quotes, its quotes doubled; with
     ``alone`` (a one-column table) the empty value is written ``""`` too."""
     if isinstance(texts, pa.ChunkedArray):
         texts = texts.combine_chunks()
-    need = _holding(texts, (delimiter + '"\n').encode())
+    need = _holding(texts, (delimiter + '"\n\r').encode())
     if alone:
         empty = pc.equal(pc.binary_length(texts), 0).to_numpy(zero_copy_only=False)
         need = empty if need is None else need | empty
