@@ -31,8 +31,6 @@ from typing import Any
 import numpy as np
 
 from .io import InputError, open_reader
-from .io.delimited import DelimitedReader
-from .io.legacy import LegacyReader
 
 #: The integer score scale of the kappas and the confusion matrix.
 SCALE: tuple[int, ...] = tuple(range(11))
@@ -180,10 +178,10 @@ def read_scored(
 
     Raises :class:`coscore.io.InputError` for a missing column or a value that is not a number.
     """
-    humans: list[float] = []
-    preds: list[float] = []
+    humans: list[Any] = []
+    preds: list[Any] = []
     with open_reader(path, fmt) as reader:
-        has_header = isinstance(reader, (DelimitedReader, LegacyReader))
+        has_header = reader.format in ("csv", "tsv", "coscore")
         for chunk in reader.chunks():
             for name in (label, pred):
                 if name not in chunk.data:
@@ -191,12 +189,15 @@ def read_scored(
                     raise InputError(
                         reader.source, f"no such column (columns: {', '.join(reader.columns)})", column=name, **where
                     )
-            humans.extend(_numbers(chunk, label))
-            preds.extend(_numbers(chunk, pred))
-    return np.asarray(humans, dtype=np.float64), np.asarray(preds, dtype=np.float64)
+            humans.append(np.asarray(_numbers(chunk, label), dtype=np.float64))
+            preds.append(np.asarray(_numbers(chunk, pred), dtype=np.float64))
+    return np.concatenate(humans or [np.empty(0)]), np.concatenate(preds or [np.empty(0)])
 
 
-def _numbers(chunk: Any, column: str) -> list[float]:
+def _numbers(chunk: Any, column: str) -> list[float] | np.ndarray:
+    fast = _arrow_numbers(chunk.data[column])
+    if fast is not None:
+        return fast
     out = []
     for i, value in enumerate(chunk.pylist(column)):
         if value is None or (isinstance(value, str) and not value.strip()):
@@ -212,6 +213,26 @@ def _numbers(chunk: Any, column: str) -> list[float]:
             ) from None
         out.append(number)
     return out
+
+
+def _arrow_numbers(values: Any) -> np.ndarray | None:
+    """A numeric Arrow column, or one of texts that all read as numbers (empty: NaN), as
+    floats at once; ``None`` when the values must be checked one by one."""
+    kind = getattr(values, "type", None)
+    if kind is None or not type(values).__module__.startswith("pyarrow"):
+        return None
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+            values = pc.if_else(pc.equal(pc.utf8_trim_whitespace(values), ""), None, values)
+            values = pc.cast(values, pa.float64())
+        elif not (pa.types.is_floating(kind) or pa.types.is_integer(kind)):
+            return None
+        return pc.fill_null(values.cast(pa.float64()), math.nan).to_numpy(zero_copy_only=False)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
 
 
 # -- rendering ---------------------------------------------------------------------------
