@@ -77,6 +77,7 @@ def scored_chunks(
     for chunk in chunks:
         answers = columns.answers(chunk)
         batch = engine(rule, answers, jobs)
+        del answers  # freed before the chunk goes on: no collector pass walks its tuples
         n = len(chunk)
         if len(batch.scores) != n or len(batch.errors) != n:
             raise RuntimeError(f"the engine returned {len(batch.scores)} scores for {n} answers")
@@ -90,6 +91,7 @@ def scored_chunks(
         if totals is not None:
             totals.rows += n
             totals.errors += failed
+        del batch, errors
         yield Chunk(
             [*chunk.columns, *names], data, chunk.lines, chunk.unit, chunk.source, chunk.position,
             {**chunk.types, **types},
