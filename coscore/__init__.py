@@ -8,7 +8,8 @@
 4.0
 """
 from .diagnostics import Diagnostic, RuleError
-from .rule import AtomCall, Batch, Outcome, Rule, compile
+from .results import AtomCall, Batch, Outcome
+from .rule import Rule, compile
 
 __all__ = ["compile", "Rule", "Outcome", "Batch", "AtomCall", "RuleError", "Diagnostic", "__version__"]
 __version__ = "0.1.0"

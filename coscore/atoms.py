@@ -24,6 +24,10 @@ from .spec import AtomSpec
 
 AtomResult = tuple[bool, "int | float"]
 
+#: ``SubstringScanner.kernel`` when its options fit the bit-parallel (Shift-And) scan
+#: (``0``: Python's ``in``, ``1``: Aho–Corasick).
+KERNEL_SHIFT_AND = 2
+
 
 class Atom:
     """An atom of a rule: ``atom(text) -> (hit, value)``.
@@ -111,7 +115,7 @@ class SubstringGroup:
     @property
     def one_pass(self) -> bool:
         """Whether the joined options fit the bit-parallel scan (else scan atom by atom)."""
-        return self._scanner.kernel == 2
+        return self._scanner.kernel == KERNEL_SHIFT_AND
 
     def evaluate_many(self, texts: Sequence[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Each atom's ``(hits, values)`` over ``texts``, as :meth:`Atom.evaluate_many` gives them."""

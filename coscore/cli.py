@@ -31,7 +31,7 @@ PLUGINS: dict[str, tuple[str, str, str]] = {
     "serve": ("coscore.server", "run the drop-in HTTP scoring service", "pip install 'coscore[serve]'"),
 }
 
-#: Scoring engines for ``score --engine`` (a later issue adds ``dask``).
+#: Scoring engines for ``score --engine`` that take answer chunks (``dask`` reads and writes Parquet itself).
 ENGINES: dict[str, Any] = {"local": local_engine}
 
 

@@ -169,7 +169,7 @@ class Rule:
         """
         blanks = list(answer_list)  # indexing like the original (a str gives its characters)
         results: list = []
-        score = self._compiled._evaluate(blanks, results)
+        score = self._compiled.evaluate(blanks, results)
         debug = dict(zip(self._ids, results))
         debug["calMemory"] = _cal_memory()
         return score, debug

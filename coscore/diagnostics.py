@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Literal
+from typing import Any, Iterable, Literal
 
 Severity = Literal["error", "warning"]
 
@@ -52,3 +52,18 @@ class RuleError(ValueError):
     def __init__(self, diagnostics: Iterable[Diagnostic]):
         self.diagnostics: list[Diagnostic] = list(diagnostics)
         super().__init__("\n".join(str(d) for d in self.diagnostics) or "invalid rule")
+
+
+def json_type(value: Any) -> str:
+    """How a JSON value is named in messages: ``"a string"``, ``"an array"``, ``"null"``…"""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object" if isinstance(value, dict) else type(value).__name__

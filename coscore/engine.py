@@ -1,8 +1,12 @@
-"""Scoring many answers: chunks, deduplication, the columnar path, and ``jobs``.
+"""Scoring: a rule's plan, and one answer, a chunk or many answers scored with it.
 
-A batch is cut into chunks. When every combo of the rule can be evaluated column-wise,
-a chunk goes through :mod:`coscore.expr.columnar`: each atom runs once per *distinct*
-string of its text column in one kernel call, and each combo is a few array passes.
+:func:`plan` prepares a validated rule once: its atoms, its combos for the reference
+evaluator (:mod:`coscore.expr.evaluate`) and, when every combo can be evaluated
+column-wise, a :class:`ColumnarPlan` (:mod:`coscore.expr.columnar`).
+
+A batch is cut into chunks. On the columnar path a chunk is deduplicated, each atom
+runs once per *distinct* string of its text column in one kernel call (the SM atoms
+that read the same text in one scan together), and each combo is a few array passes.
 Only the answers it flags — errors, inexact integers, malformed answers — are scored
 again by the reference evaluator, each distinct one once. Otherwise every distinct
 answer is scored by the reference evaluator. Results always keep the input order.
@@ -13,16 +17,21 @@ import itertools
 import math
 import os
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import Hashable, Iterable, Iterator, Mapping, Sequence, Union
 
 import numpy as np
 
+from . import atoms as _atoms
 from ._fast.batch import check_answers, dedup_answers, dedup_strings, distinct_texts, joined_column, tune_malloc
-from .expr.columnar import EXACT_LIMIT, BatchContext, build, column_kind, substring_groups, truthy
-from .expr.nodes import BLANK_OPERATORS, Call, walk
+from ._fast.batch import blank_column
+from .expr.columnar import EXACT_LIMIT, Column, ColumnFn, build, column_kind, text_key, truthy
+from .expr.evaluate import Answer, combo_result, compile_tree, total
+from .expr.nodes import BLANK_OPERATORS, Call, Node, walk
+from .results import AtomCall, Batch, Outcome, failure_message
+from .spec import RuleSpec
 
-if TYPE_CHECKING:
-    from .rule import AnswerLike, Batch, Rule
+#: An answer: its blanks, or one string for a one-blank answer.
+AnswerLike = Union[Sequence[str], str]
 
 #: Answers per chunk: large enough to amortise per-chunk costs, small enough to bound memory.
 DEFAULT_CHUNK_SIZE = 16_384
@@ -30,19 +39,45 @@ DEFAULT_CHUNK_SIZE = 16_384
 _MIN_SHARE = 4_096
 
 
+class Plan:
+    """A rule prepared for scoring, made once by :func:`plan` from a validated spec.
+
+    ``atoms`` maps atom ids to prepared :class:`~coscore.atoms.Atom` objects,
+    ``combo_ids`` lists the combos in rule order, and ``columnar`` is the rule's
+    :class:`ColumnarPlan` (``None`` when some combo needs the reference evaluator).
+    """
+
+    def __init__(self, spec: RuleSpec):
+        self.spec = spec
+        self.atoms: dict[str, _atoms.Atom] = {aid: _atoms.build(a) for aid, a in spec.atoms.items()}
+        self.combo_ids: list[str] = [c.id for c in spec.combos]
+        self.combo_mode: str = spec.combo_mode
+        self.manual: bool = spec.dialect == "manual"
+        self.combos = [(compile_tree(c.tree), c.score, c.mode) for c in spec.combos]
+        vectorised = bool(spec.combos) and all(column_kind(c.tree) is not None for c in spec.combos)
+        self.columnar: ColumnarPlan | None = ColumnarPlan(spec, self.atoms) if vectorised else None
+
+
+def plan(spec: RuleSpec) -> Plan:
+    """The :class:`Plan` of a validated rule: atoms prepared, combos compiled."""
+    return Plan(spec)
+
+
 class ColumnarPlan:
-    """A rule's combos compiled for column-wise evaluation (``None`` from :func:`plan` if impossible).
+    """A rule's combos compiled for column-wise evaluation.
 
     ``key`` is the one blank the rule reads (an int, or ``"*"`` for the joined blanks)
     when it reads nothing else: then two answers with the same such text score the
-    same, and a batch is deduplicated on those texts alone.
+    same, and a batch is deduplicated on those texts alone. ``groups`` are the SM
+    atoms scanned together (:func:`substring_groups`).
     """
 
-    def __init__(self, rule: "Rule"):
-        spec = rule.spec
-        self.rule = rule
+    def __init__(self, spec: RuleSpec, atoms: Mapping[str, _atoms.Atom]):
+        self.atoms = atoms
+        self.manual = spec.dialect == "manual"
+        self.combo_mode = spec.combo_mode
         self.combos = [(c.id, build(c.tree), float(c.score), c.mode) for c in spec.combos]
-        self.groups = substring_groups([c.tree for c in spec.combos], rule.atoms)
+        self.groups = substring_groups([c.tree for c in spec.combos], atoms)
         reads = {
             (node.op, node.args[0].value)
             for c in spec.combos
@@ -50,7 +85,7 @@ class ColumnarPlan:
             if isinstance(node, Call) and node.op in BLANK_OPERATORS
         }
         blanks = {value for _, value in reads}
-        structural = ("Q", "*") in reads or (rule.dialect == "manual" and ("L", "*") in reads)
+        structural = ("Q", "*") in reads or (self.manual and ("L", "*") in reads)
         self.key = next(iter(blanks)) if len(blanks) == 1 and not structural else None
 
     def run(self, answers: list, view=None) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
@@ -58,14 +93,13 @@ class ColumnarPlan:
 
         With ``view`` set, each answer is a string standing for blank ``view`` (``"*"``:
         the joined blanks) — all the rule reads."""
-        rule = self.rule
-        ctx = BatchContext(answers, rule.atoms, rule.dialect == "manual", view, self.groups)
+        ctx = BatchContext(answers, self.atoms, self.manual, view, self.groups)
         n = len(answers)
         flag = np.zeros(n, dtype=bool)
         results: dict[str, np.ndarray] = {}
         with np.errstate(all="ignore"):
-            for combo_id, evaluate, score, mode in self.combos:
-                kind, values, f = evaluate(ctx)
+            for combo_id, column, score, mode in self.combos:
+                kind, values, f = column(ctx)
                 if f is not None:
                     flag |= f
                 if mode == "logic":
@@ -78,7 +112,7 @@ class ColumnarPlan:
                     flag |= np.abs(result) >= EXACT_LIMIT
                 results[combo_id] = result
             combos = list(results.values())
-            if rule.combo_mode == "ADD":
+            if self.combo_mode == "ADD":
                 total = np.zeros(n)
                 for result in combos:
                     total = total + result
@@ -92,22 +126,160 @@ class ColumnarPlan:
         return total, results, flag
 
 
-def plan(rule: "Rule") -> ColumnarPlan | None:
-    """The columnar plan of ``rule``, or ``None`` when some combo needs the reference path."""
-    if not rule.spec.combos:
-        return None
-    if any(column_kind(c.tree) is None for c in rule.spec.combos):
-        return None
-    return ColumnarPlan(rule)
+class BatchContext:
+    """The answers of one batch and its caches: the :class:`~coscore.expr.columnar.Columns`
+    that a :class:`ColumnarPlan`'s column functions read.
+
+    ``answers`` are well formed (a ``str``, or a list/tuple of ``str``); the engine puts
+    ``()`` in place of any other, and flags it. With ``view`` set, the answers are
+    distinct strings, each standing for blank ``view`` of an answer (``"*"``: its joined
+    blanks; ``0``: the one blank of one-blank answers), so that text needs no
+    deduplication.
+    """
+
+    def __init__(self, answers: list, atoms: Mapping, manual: bool, view=None, groups: Mapping | None = None):
+        self.answers = answers
+        self.n = len(answers)
+        self.atoms = atoms
+        self.groups = groups or {}   # (atom id, text key) -> SubstringGroup: see substring_groups()
+        self.manual = manual
+        self.cache: dict = {}
+        if view is not None:
+            names = (0, -1, "*") if type(view) is int and view == 0 else (view,)
+            for name in names:
+                self.cache[("T", name)] = ("str", answers, None)
+                self.cache[("distinct", ("T", name))] = (answers, None)
+
+    def blank(self, n) -> Column:
+        """``T(n)`` as a column; answers without blank ``n`` are flagged."""
+        key = ("T", n)
+        column = self.cache.get(key)
+        if column is None:
+            if n == "*":
+                column = ("str", joined_column(self.answers), None)
+            else:
+                column = ("str", *blank_column(self.answers, n))
+            self.cache[key] = column
+        return column
+
+    def distinct(self, text_key, strings: list) -> tuple[list, np.ndarray | None]:
+        """The distinct strings of a text column and each row's position among them
+        (``None``: the strings are distinct already, row ``i`` is string ``i``)."""
+        key = ("distinct", text_key)
+        found = self.cache.get(key)
+        if found is None:
+            found = self.cache[key] = dedup_strings(strings)
+        return found
+
+    def atom(self, atom_id: str, text_key: Hashable, text: ColumnFn) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """``(hits, values, flag)`` of an atom over a text column: each distinct string
+        scanned once, with the other SM atoms of its group on the same text."""
+        key = ("atom", atom_id, text_key)
+        result = self.cache.get(key)
+        if result is None:
+            _, strings, flag = text(self)
+            distinct, index = self.distinct(text_key, strings)
+            group = self.groups.get((atom_id, text_key))
+            if group is not None:   # this atom and the other SM atoms on this text, in one scan
+                found = group.evaluate_many(distinct)
+            else:
+                found = {atom_id: self.atoms[atom_id].evaluate_many(distinct)}
+            for found_id, (hits, values) in found.items():
+                if index is not None:
+                    hits, values = hits[index], values[index]
+                self.cache[("atom", found_id, text_key)] = (hits.astype(np.float64), values, flag)
+            result = self.cache[key]
+        return result
 
 
-def score_chunk(rule: "Rule", answers: list, start: int = 0, stop: int | None = None) -> "Batch":
+def substring_groups(trees: list[Node], atoms: Mapping) -> dict:
+    """``{(atom id, text key): SubstringGroup}`` for the SM atoms that ``trees`` call on
+    the same text (two or more per text, whose options fit one bit-parallel scan)."""
+    by_text: dict = {}
+    for tree in trees:
+        for node in walk(tree):
+            if isinstance(node, Call) and node.op in "GM":
+                atom = atoms.get(str(node.args[0].value))
+                if atom is not None and atom.kind == "SM":
+                    by_text.setdefault(text_key(node.args[1]), {})[atom.id] = atom
+    groups = {}
+    for key, found in by_text.items():
+        if len(found) > 1:
+            group = _atoms.SubstringGroup(list(found.values()))
+            if group.one_pass:
+                groups.update(((atom_id, key), group) for atom_id in found)
+    return groups
+
+
+# -- one answer: the reference evaluator ---------------------------------------------
+def evaluate(plan: Plan, blanks: list, results: list, trace: list | None = None):
+    """The raw total (Python int/float, as the original engine) of one answer.
+
+    Appends each combo's raw result to ``results`` as it completes, so after an
+    exception ``len(results)`` is the index of the failing combo. Errors are the
+    original engine's exception classes. ``trace``, when given, receives the index
+    of each combo as it starts and a ``(op, atom, text, hit, value)`` per atom call.
+    """
+    answer = Answer(blanks, plan.atoms, plan.manual, trace)
+    for evaluate_combo, score, mode in plan.combos:
+        if trace is not None:
+            trace.append(len(results))
+        results.append(combo_result(evaluate_combo(answer), score, mode))
+    return total(results, plan.combo_mode)
+
+
+def score_one(plan: Plan, answer: AnswerLike, trace: list | None = None) -> Outcome:
+    """One answer's :class:`~coscore.results.Outcome` by the reference evaluator; its
+    failure is its ``error``, never an exception."""
+    results: list = []
+    try:
+        blanks = _blanks(answer)
+    except TypeError as exc:
+        return Outcome(None, {}, f"answer: {exc}")
+    try:
+        value = evaluate(plan, blanks, results, trace)
+    except Exception as exc:  # one answer's failure never escapes
+        combos = {cid: _as_float(r) for cid, r in zip(plan.combo_ids, results)}
+        return Outcome(None, combos, failure_message(plan.combo_ids, results, exc))
+    combos = {cid: _as_float(r) for cid, r in zip(plan.combo_ids, results)}
+    return Outcome(float(value), combos)
+
+
+def trace(plan: Plan, answer: AnswerLike) -> tuple[Outcome, list[AtomCall]]:
+    """Score one answer and list every atom call made, in evaluation order."""
+    events: list = []
+    outcome = score_one(plan, answer, events)
+    calls: list[AtomCall] = []
+    combo = plan.combo_ids[0] if plan.combo_ids else ""
+    for event in events:
+        if isinstance(event, int):
+            combo = plan.combo_ids[event]
+        else:
+            calls.append(AtomCall(combo, *event))
+    return outcome, calls
+
+
+def _blanks(answer: AnswerLike) -> list:
+    if isinstance(answer, str):
+        return [answer]
+    if isinstance(answer, (list, tuple)):
+        return list(answer)
+    raise TypeError(f"an answer is a list of blanks or a string, not {type(answer).__name__}")
+
+
+def _as_float(value) -> float:
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+# -- many answers ----------------------------------------------------------------------
+def score_chunk(plan: Plan, answers: list, start: int = 0, stop: int | None = None) -> Batch:
     """Score one chunk, ``answers[start:stop]`` (a list), into a :class:`Batch`."""
-    from .rule import Batch
-
     stop = len(answers) if stop is None else stop
     n = stop - start
-    columnar = rule._plan
+    columnar = plan.columnar
     view = columnar.key if columnar is not None else None
     if view is None and (start or stop != len(answers)):
         answers, start = answers[start:stop], 0
@@ -148,7 +320,7 @@ def score_chunk(rule: "Rule", answers: list, start: int = 0, stop: int | None = 
                 values[redo] = np.nan
     else:
         scores = np.full(n, np.nan)
-        combos = {cid: np.full(n, np.nan) for cid in rule.combo_ids}
+        combos = {cid: np.full(n, np.nan) for cid in plan.combo_ids}
         redo = range(n)
     errors: list[str | None] = [None] * n
     seen: dict = {}
@@ -160,7 +332,7 @@ def score_chunk(rule: "Rule", answers: list, start: int = 0, stop: int | None = 
         except TypeError:  # not an answer, or unhashable blanks
             key, outcome = None, None
         if outcome is None:
-            outcome = rule.score(answer)
+            outcome = score_one(plan, answer)
             if key is not None:
                 seen[key] = outcome
         _store(i, outcome, scores, combos, errors)
@@ -195,7 +367,7 @@ def _workers(jobs: int) -> int:
     return jobs
 
 
-def score_chunks(rule: "Rule", answers: Iterable["AnswerLike"], chunk_size: int = DEFAULT_CHUNK_SIZE, jobs: int = 1) -> Iterator["Batch"]:
+def score_chunks(plan: Plan, answers: Iterable[AnswerLike], chunk_size: int = DEFAULT_CHUNK_SIZE, jobs: int = 1) -> Iterator[Batch]:
     """Score ``answers`` chunk by chunk, yielding one :class:`Batch` per chunk, in order.
 
     With ``jobs > 1`` (``-1``: every core) chunks are scored by that many threads; the
@@ -207,31 +379,29 @@ def score_chunks(rule: "Rule", answers: Iterable["AnswerLike"], chunk_size: int 
     workers = _workers(jobs)
     if workers <= 1:
         for chunk in _chunks(answers, chunk_size):
-            yield score_chunk(rule, chunk)
+            yield score_chunk(plan, chunk)
         return
     with ThreadPoolExecutor(max_workers=workers) as pool:
         pending = []
         for chunk in _chunks(answers, chunk_size):
-            pending.append(pool.submit(score_chunk, rule, chunk))
+            pending.append(pool.submit(score_chunk, plan, chunk))
             if len(pending) > workers:
                 yield pending.pop(0).result()
         for future in pending:
             yield future.result()
 
 
-def concat(rule: "Rule", batches: list["Batch"]) -> "Batch":
+def concat(plan: Plan, batches: list[Batch]) -> Batch:
     """One :class:`Batch` from consecutive ones; ``batches`` is emptied as it goes.
 
     Each column is joined and its chunks released before the next, so the peak is the
     result plus one column of chunks, not twice the result.
     """
-    from .rule import Batch
-
     if len(batches) == 1:
         return batches.pop()
     if not batches:
-        return Batch(np.empty(0), [], {cid: np.empty(0) for cid in rule.combo_ids})
-    columns = {cid: [b.combos[cid] for b in batches] for cid in rule.combo_ids}
+        return Batch(np.empty(0), [], {cid: np.empty(0) for cid in plan.combo_ids})
+    columns = {cid: [b.combos[cid] for b in batches] for cid in plan.combo_ids}
     scores = [b.scores for b in batches]
     errors: list[str | None] = [None] * sum(len(b.errors) for b in batches)
     offset = 0
@@ -243,7 +413,7 @@ def concat(rule: "Rule", batches: list["Batch"]) -> "Batch":
     joined_scores = np.concatenate(scores)
     del scores
     combos = {}
-    for cid in rule.combo_ids:
+    for cid in plan.combo_ids:
         combos[cid] = np.concatenate(columns.pop(cid))
     return Batch(joined_scores, errors, combos)
 
@@ -259,8 +429,8 @@ def _even_chunks(n: int, workers: int) -> int:
     return max(1, -(-n // count))
 
 
-def score_many(rule: "Rule", answers: Iterable["AnswerLike"], jobs: int = 1, chunk_size: int | None = None) -> "Batch":
-    """Score ``answers`` with ``rule`` into one :class:`Batch` (input order kept).
+def score_many(plan: Plan, answers: Iterable[AnswerLike], jobs: int = 1, chunk_size: int | None = None) -> Batch:
+    """Score ``answers`` with ``plan`` into one :class:`Batch` (input order kept).
 
     A list is scored straight into result arrays allocated once, chunk by chunk, each
     worker reading its chunks in place (``jobs > 1``: equal chunks, a multiple of the
@@ -271,22 +441,20 @@ def score_many(rule: "Rule", answers: Iterable["AnswerLike"], jobs: int = 1, chu
     if not isinstance(answers, list):
         if chunk_size is None:  # threads share the GIL-held steps better over larger chunks
             chunk_size = DEFAULT_CHUNK_SIZE if workers <= 1 else 2 * DEFAULT_CHUNK_SIZE
-        return concat(rule, list(score_chunks(rule, answers, chunk_size, jobs)))
+        return concat(plan, list(score_chunks(plan, answers, chunk_size, jobs)))
     n = len(answers)
     if chunk_size is None:
         chunk_size = _even_chunks(n, workers)
     if chunk_size < 1:
         raise ValueError("chunk_size must be at least 1")
-    from .rule import Batch
-
     tune_malloc()
     scores = np.empty(n)
-    combos = {cid: np.empty(n) for cid in rule.combo_ids}
+    combos = {cid: np.empty(n) for cid in plan.combo_ids}
     errors: list[str | None] = [None] * n
 
     def fill(start: int) -> None:
         stop = min(n, start + chunk_size)
-        batch = score_chunk(rule, answers, start, stop)
+        batch = score_chunk(plan, answers, start, stop)
         scores[start:stop] = batch.scores
         for cid, values in batch.combos.items():
             combos[cid][start:stop] = values

@@ -1,149 +1,60 @@
-"""A compiled rule and its results: :func:`compile`, :class:`Rule`, :class:`Outcome`, :class:`Batch`."""
+"""A compiled rule: :func:`compile` and :class:`Rule`, a thin face over :mod:`coscore.engine`."""
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Sequence, Union
+from typing import Iterable, Iterator
 
-import numpy as np
-
-from . import atoms as _atoms
 from . import columns as _columns
 from . import engine as _engine
+from .atoms import Atom
 from .diagnostics import Diagnostic
-from .expr.evaluate import Answer as _Answer
-from .expr.evaluate import combo_result, compile_tree, total
-from .spec import RuleSource, RuleSpec, read
+from .engine import AnswerLike
+from .reading import read
+from .results import AtomCall, Batch, Outcome
+from .spec import RuleSource
 
-#: An answer: its blanks, or one string for a one-blank answer.
-AnswerLike = Union[Sequence[str], str]
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """The result of scoring one answer.
-
-    ``score`` is the clamped total (``None`` when the answer failed), ``combos`` each
-    combo's contribution in rule order (the combos that completed, when it failed),
-    ``error`` a one-line message such as ``"combos.B: division by zero"``, else ``None``.
-    """
-
-    score: float | None
-    combos: dict[str, float]
-    error: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
-
-
-@dataclass(frozen=True)
-class Batch:
-    """The results of scoring many answers, aligned with the input order.
-
-    ``scores`` is a float64 array (NaN where the answer failed), ``errors`` a list of
-    messages (``None`` where it did not), ``combos`` maps each combo id to a float64
-    array of its contributions (NaN from the failing combo on).
-    """
-
-    scores: np.ndarray
-    errors: list[str | None]
-    combos: dict[str, np.ndarray] = field(default_factory=dict)
-
-    def __len__(self) -> int:
-        return len(self.scores)
-
-    def __getitem__(self, index: int) -> Outcome:
-        error = self.errors[index]
-        combos = {
-            cid: float(values[index])
-            for cid, values in self.combos.items()
-            if error is None or not math.isnan(values[index])
-        }
-        return Outcome(None if error is not None else float(self.scores[index]), combos, error)
-
-    @property
-    def failed(self) -> np.ndarray:
-        """A boolean mask of the answers that failed."""
-        return np.fromiter((e is not None for e in self.errors), dtype=bool, count=len(self.errors))
-
-
-@dataclass(frozen=True)
-class AtomCall:
-    """One ``G``/``M`` call made while scoring an answer (see :meth:`Rule.trace`)."""
-
-    combo: str
-    op: str
-    atom: str
-    text: Any
-    hit: bool
-    value: int | float
+__all__ = ["compile", "Rule", "AnswerLike", "Outcome", "Batch", "AtomCall"]
 
 
 class Rule:
-    """A compiled CoScore rule. Make one with :func:`coscore.compile`."""
+    """A compiled CoScore rule. Make one with :func:`coscore.compile`.
 
-    def __init__(self, spec: RuleSpec):
-        self.spec = spec
-        self.warnings: list[Diagnostic] = list(spec.warnings)
-        self.atoms: dict[str, _atoms.Atom] = {aid: _atoms.build(a) for aid, a in spec.atoms.items()}
-        self.combo_ids: list[str] = [c.id for c in spec.combos]
-        self.combo_mode: str = spec.combo_mode
-        self.dialect: str = spec.dialect
-        self._manual = spec.dialect == "manual"
-        self._combos = [(c.id, compile_tree(c.tree), c.score, c.mode) for c in spec.combos]
-        self._plan = _engine.plan(self)
+    Attributes: ``spec`` (the validated :class:`~coscore.spec.RuleSpec`), ``warnings``,
+    ``atoms`` (id → prepared atom), ``combo_ids`` (rule order), ``combo_mode``, ``dialect``.
+    """
+
+    def __init__(self, plan: _engine.Plan):
+        self._plan = plan
+        self.spec = plan.spec
+        self.warnings: list[Diagnostic] = list(plan.spec.warnings)
+        self.atoms: dict[str, Atom] = plan.atoms
+        self.combo_ids: list[str] = plan.combo_ids
+        self.combo_mode: str = plan.combo_mode
+        self.dialect: str = plan.spec.dialect
 
     def __repr__(self) -> str:
         return f"<coscore.Rule {len(self.atoms)} atoms, combos {','.join(self.combo_ids)} {self.combo_mode}>"
 
-    # -- one answer ------------------------------------------------------------------
-    def _evaluate(self, blanks: list, results: list, trace: list | None = None):
-        """The raw total (Python int/float, as the original) of one answer.
-
-        Appends each combo's raw result to ``results`` as it completes, so after an
-        exception ``len(results)`` is the index of the failing combo. Errors are the
-        original engine's exception classes.
-        """
-        answer = _Answer(blanks, self.atoms, self._manual, trace)
-        for _, evaluate, score, mode in self._combos:
-            if trace is not None:
-                trace.append(len(results))
-            results.append(combo_result(evaluate(answer), score, mode))
-        return total(results, self.combo_mode)
-
     def score(self, answer: AnswerLike) -> Outcome:
         """Score one answer (a list of blanks, or one string for a one-blank answer)."""
-        return self._outcome(answer, None)
+        return _engine.score_one(self._plan, answer)
 
     def trace(self, answer: AnswerLike) -> tuple[Outcome, list[AtomCall]]:
         """Score one answer and list every atom call made, in evaluation order."""
-        events: list = []
-        outcome = self._outcome(answer, events)
-        calls: list[AtomCall] = []
-        combo = self.combo_ids[0] if self.combo_ids else ""
-        for event in events:
-            if isinstance(event, int):
-                combo = self.combo_ids[event]
-            else:
-                calls.append(AtomCall(combo, *event))
-        return outcome, calls
+        return _engine.trace(self._plan, answer)
 
-    def _outcome(self, answer: AnswerLike, trace: list | None) -> Outcome:
-        results: list = []
-        try:
-            blanks = _blanks(answer)
-        except TypeError as exc:
-            return Outcome(None, {}, f"answer: {exc}")
-        try:
-            value = self._evaluate(blanks, results, trace)
-        except Exception as exc:  # one answer's failure never escapes
-            combos = {cid: _as_float(r) for cid, r in zip(self.combo_ids, results)}
-            return Outcome(None, combos, _message(self.combo_ids, results, exc))
-        combos = {cid: _as_float(r) for cid, r in zip(self.combo_ids, results)}
-        return Outcome(float(value), combos)
+    def evaluate(self, blanks: list, results: list):
+        """The raw total of one answer, exactly as the original engine returns it.
 
-    # -- many answers ----------------------------------------------------------------
+        For drop-in front ends that must answer as the original did: the total is a
+        Python ``int`` or ``float`` (not clamped to a float), each combo's raw result is
+        appended to ``results`` as it completes, and a failure raises the original's
+        exception class (``ZeroDivisionError``, ``TypeError``…) with ``len(results)``
+        the index of the failing combo — :func:`coscore.results.failure_message` words
+        it. ``blanks`` is indexed as given (a ``str`` gives its characters).
+        Use :meth:`score` unless you need exactly this.
+        """
+        return _engine.evaluate(self._plan, blanks, results)
+
     def score_many(self, answers: Iterable[AnswerLike], jobs: int = 1, chunk_size: int | None = None) -> Batch:
         """Score many answers; results keep the input order.
 
@@ -157,7 +68,7 @@ class Rule:
         columns = _columns.as_blank_columns(answers)
         if columns is not None:
             answers = _columns.answers_from_columns(columns)
-        return _engine.score_many(self, answers, jobs=jobs, chunk_size=chunk_size)
+        return _engine.score_many(self._plan, answers, jobs=jobs, chunk_size=chunk_size)
 
     def score_chunks(
         self, answers: Iterable[AnswerLike], chunk_size: int = _engine.DEFAULT_CHUNK_SIZE, jobs: int = 1
@@ -166,7 +77,7 @@ class Rule:
 
         Memory stays bounded by the chunk size whatever the stream's length.
         """
-        return _engine.score_chunks(self, answers, chunk_size=chunk_size, jobs=jobs)
+        return _engine.score_chunks(self._plan, answers, chunk_size=chunk_size, jobs=jobs)
 
 
 def compile(source: RuleSource, *, dialect: str | None = None) -> Rule:  # noqa: A001 - public name
@@ -177,33 +88,4 @@ def compile(source: RuleSource, *, dialect: str | None = None) -> Rule:  # noqa:
     says); by default the rule's own ``"dialect"`` key, else ``"coscore"``.
     Raises :class:`coscore.RuleError` listing every problem.
     """
-    return Rule(read(source, dialect))
-
-
-def _blanks(answer: AnswerLike) -> list:
-    if isinstance(answer, str):
-        return [answer]
-    if isinstance(answer, (list, tuple)):
-        return list(answer)
-    raise TypeError(f"an answer is a list of blanks or a string, not {type(answer).__name__}")
-
-
-def _as_float(value) -> float:
-    try:
-        return float(value)
-    except OverflowError:
-        return math.inf if value > 0 else -math.inf
-
-
-def _message(combo_ids: list[str], results: list, exc: Exception) -> str:
-    """``"combos.B: division by zero"`` — where it failed, and why, on one line."""
-    if isinstance(exc, ZeroDivisionError):
-        why = "division by zero"
-    elif isinstance(exc, KeyError) and exc.args:
-        why = str(exc.args[0])
-    else:
-        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    index = len(results)
-    if index < len(combo_ids):
-        return f"combos.{combo_ids[index]}: {why}"
-    return f"score: {why}" if results or not combo_ids else why
+    return Rule(_engine.plan(read(source, dialect)))

@@ -31,8 +31,8 @@ from typing import Any, Awaitable, Callable
 from . import __version__
 from . import rule as _rule
 from .compat import RuleCache
-from .diagnostics import RuleError
-from .spec import json_type
+from .diagnostics import RuleError, json_type
+from .results import failure_message
 
 try:  # the service is an extra: pip install 'coscore[serve]'
     from starlette.applications import Starlette
@@ -178,9 +178,9 @@ class Service:
         blanks = list(answer)  # as the original: a string is indexed by character
         results: list = []
         try:
-            score = rule._evaluate(blanks, results)
+            score = rule.evaluate(blanks, results)
         except Exception as exc:  # the answer cannot be scored: the original answered 500
-            message = _rule._message(rule.combo_ids, results, exc)
+            message = failure_message(rule.combo_ids, results, exc)
             raise ApiError(422, message, exception=type(exc).__name__) from None
         debug = dict(zip(rule.combo_ids, results))
         return {"score": _finite(score), "debugInfo": _finite(debug)}

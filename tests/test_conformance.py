@@ -64,7 +64,7 @@ def test_raw_values_keep_the_original_types():
             continue
         rule = coscore.compile(case["rule"])
         results: list = []
-        total = rule._evaluate(list(case["answers"]), results)
+        total = rule.evaluate(list(case["answers"]), results)
         got = json.dumps([total, dict(zip(rule.combo_ids, results))])
         want = json.dumps([case["expect"]["score"], case["expect"]["combos"]])
         assert got == want, case["id"]

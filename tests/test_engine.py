@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import coscore
+from coscore import engine, reading
 from conftest import load_cases
 
 CASES = load_cases()
@@ -37,6 +38,11 @@ def _same(rule: coscore.Rule, answers: list, batch: coscore.Batch) -> None:
             assert math.isnan(batch.scores[i])
 
 
+def _columnar(source: dict) -> engine.ColumnarPlan | None:
+    """The columnar plan the engine makes for a rule (``None``: the reference path)."""
+    return engine.plan(reading.read(source)).columnar
+
+
 def _random_answers(rng: random.Random, count: int) -> list:
     answers = []
     for _ in range(count):
@@ -56,7 +62,7 @@ def test_columnar_path_equals_reference_on_every_conformance_rule(seed):
 
 
 def test_nearly_every_conformance_rule_is_vectorised():
-    vectorised = sum(coscore.compile(r)._plan is not None for r in RULES)
+    vectorised = sum(_columnar(r) is not None for r in RULES)
     assert vectorised / len(RULES) > 0.95
 
 
@@ -167,14 +173,15 @@ def test_dedup_answers_groups_equal_blanks_whatever_their_container(answers):
 
 
 def test_sm_atoms_on_one_text_share_one_scan():
-    rule = coscore.compile({
+    source = {
         "atoms": {"0": {"type": "SM", "desc": "a,b"}, "1": {"type": "SM", "desc": "!b|a,~a|b"}, "2": {"type": "SM", "desc": "c"},
                   "3": {"type": "OP", "desc": "0:ab"}},
         "combos": {"A": {"combo": "M(0, T(0)) * 10 + M(1, T(0))", "score": 1, "mode": "value"},
                    "B": {"combo": "G(2, T(1)) and M(3, T(0))", "score": 1, "mode": "value"}},
         "comboMode": "ADD",
-    })
-    groups = rule._plan.groups
+    }
+    rule = coscore.compile(source)
+    groups = _columnar(source).groups
     assert set(groups) == {("0", ("T", 0)), ("1", ("T", 0))}   # atom 2 reads another text
     assert groups[("0", ("T", 0))] is groups[("1", ("T", 0))]
     answers = [["ab", "c"], ["a"], ["b", "x"], ["aab", "cc"], ["", "c"], "ba"]
@@ -183,12 +190,13 @@ def test_sm_atoms_on_one_text_share_one_scan():
 
 def test_joined_texts_line_up():
     # a rule reading the joined blanks, over answers with one blank and with several
-    rule = coscore.compile({
+    source = {
         "atoms": {"0": {"type": "SM", "desc": "a,b"}, "1": {"type": "OP", "desc": "0:ab"}},
         "combos": {"A": {"combo": "M(0, T('*')) * 10 + M(1, T('*'))", "score": 1, "mode": "value"}},
         "comboMode": "ADD",
-    })
-    assert rule._plan.key == "*"
+    }
+    rule = coscore.compile(source)
+    assert _columnar(source).key == "*"
     answers = [["a"], ["b", "x"], ["ab"], ["x", "y", "b"], ["bb"], "ba", ["xab"]]
     _same(rule, answers, rule.score_many(answers))
     _same(rule, answers * 3, rule.score_many(answers * 3))
@@ -200,14 +208,15 @@ def test_joined_texts_line_up():
     key=st.sampled_from(["'*'", "0", "1", "-1"]),
 )
 def test_rules_reading_one_text_agree_on_both_paths(blanks, key):
-    rule = coscore.compile({
+    source = {
         "atoms": {"0": {"type": "SM", "desc": "a,b|爱"}, "1": {"type": "OP", "desc": "0.2:ab,国"}, "2": {"type": "SM", "desc": "x,~a|b"},
                   "3": {"type": "CS", "desc": "0.1:ba"}, "4": {"type": "SM", "desc": "ab"}},
         "combos": {"A": {"combo": f"M(0, T({key})) * 10 + M(1, T({key})) + M(4, T({key}))", "score": 1, "mode": "value"},
                    "B": {"combo": f"G(2, T({key})) or M(3, T({key}))", "score": 2, "mode": "logic"}},
         "comboMode": "ADD",
-    })
-    assert rule._plan.key is not None
+    }
+    rule = coscore.compile(source)
+    assert _columnar(source).key is not None
     answers = [b[0] if len(b) == 1 and i % 2 else tuple(b) if i % 3 == 0 else b for i, b in enumerate(blanks)]
     _same(rule, answers, rule.score_many(answers))
 
@@ -225,17 +234,19 @@ def test_duplicates_are_scored_once():
 
 @pytest.mark.parametrize("blank", ["'*'", "1", "-1", "0"])
 def test_rules_reading_one_text_deduplicate_on_it(blank):
-    rule = coscore.compile({
+    source = {
         "atoms": {"0": {"type": "SM", "desc": "ab,c|~x"}, "1": {"type": "OP", "desc": "0.5:abc"}},
         "combos": {
             "A": {"combo": f"M(0, T({blank})) + M(1, T({blank}))", "score": 2, "mode": "value"},
             "B": {"combo": f"L({blank}) + S({blank}) + F({blank}) - Q({blank})", "score": 1, "mode": "value"},
         },
         "comboMode": "ADD",
-    })
-    joined_only = coscore.compile({"atoms": {}, "combos": {"A": {"combo": f"S({blank}) + L({blank})", "score": 1, "mode": "value"}}, "comboMode": "ADD"})
-    assert joined_only._plan.key == ("*" if blank == "'*'" else int(blank))
-    assert rule._plan.key == (None if blank == "'*'" else int(blank))  # Q('*') counts blanks: not one text
+    }
+    rule = coscore.compile(source)
+    joined_source = {"atoms": {}, "combos": {"A": {"combo": f"S({blank}) + L({blank})", "score": 1, "mode": "value"}}, "comboMode": "ADD"}
+    joined_only = coscore.compile(joined_source)
+    assert _columnar(joined_source).key == ("*" if blank == "'*'" else int(blank))
+    assert _columnar(source).key == (None if blank == "'*'" else int(blank))  # Q('*') counts blanks: not one text
     answers = [["a", "b"], ["ab"], "ab", ["x", "ab"], ["ab", "x"], [], ["c", "xc", "1"], ("c", "xc", "1"), ["null", "1"], [1, "a"]]
     _same(rule, answers * 3, rule.score_many(answers * 3))
     _same(joined_only, answers * 3, joined_only.score_many(answers * 3))
@@ -264,3 +275,24 @@ def test_blank_numbers_beyond_any_index_fail_per_answer():
     rule = coscore.compile({"atoms": {}, "combos": {"A": {"combo": "T(100000000000000000000) == ''", "score": 1, "mode": "logic"}}, "comboMode": "ADD"})
     batch = rule.score_many([["a"], "b"])
     assert all(e.startswith("combos.A: blank 100000000000000000000 does not exist") for e in batch.errors)
+
+
+def test_a_plan_scores_without_a_rule_and_a_rule_wraps_a_finished_plan():
+    source = {"atoms": {"0": {"type": "SM", "desc": "a,b"}},
+              "combos": {"A": {"combo": "M(0, T(0))", "score": 1, "mode": "value"}}, "comboMode": "ADD"}
+    plan = engine.plan(reading.read(source))
+    assert plan.columnar is not None and plan.combo_ids == ["A"]
+    assert engine.score_one(plan, "ab").score == 2.0
+    assert engine.score_many(plan, ["ab", "a", "x"]).scores.tolist() == [2.0, 1.0, 0.0]
+    rule = coscore.Rule(plan)
+    assert rule.atoms is plan.atoms and rule.score("ab") == engine.score_one(plan, "ab")
+
+
+@pytest.mark.parametrize("combo", ["T(0) * 2 == 'aa'", "M(0, T(F(0)))", "F(0) + 9007199254740993"])
+def test_combos_the_columns_cannot_hold_take_the_reference_path(combo):
+    source = {"atoms": {"0": {"type": "SM", "desc": "a"}},
+              "combos": {"A": {"combo": combo, "score": 1, "mode": "logic"}}, "comboMode": "ADD"}
+    assert _columnar(source) is None
+    rule = coscore.compile(source)
+    answers = [["a", "0"], ["0"], ["aa"]]
+    _same(rule, answers, rule.score_many(answers))

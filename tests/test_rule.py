@@ -58,3 +58,17 @@ def test_trace_lists_every_atom_call_in_order():
     assert outcome.score == 7.0
     assert [(c.combo, c.op, c.atom) for c in calls] == [("A", "M", "0"), ("B", "G", "1"), ("C", "M", "2")]
     assert calls[0].text == "前进如果红灯等待左转" and calls[0].value == 0.8 and calls[0].hit
+
+
+def test_evaluate_gives_the_raw_total_and_leaves_the_failing_combo_index():
+    rule = coscore.compile({"atoms": {}, "combos": {
+        "A": {"combo": "S(0)", "score": 2, "mode": "value"},
+        "B": {"combo": "1 / F(0)", "score": 1, "mode": "value"},
+    }, "comboMode": "ADD"})
+    results: list = []
+    assert rule.evaluate(["4"], results) == 2.25 and results == [2, 0.25]
+    results = []
+    with pytest.raises(ZeroDivisionError) as caught:
+        rule.evaluate(["0"], results)
+    assert results == [2]
+    assert coscore.results.failure_message(rule.combo_ids, results, caught.value) == rule.score(["0"]).error

@@ -13,23 +13,26 @@ columns are exact, and the property tests check that they do.
 
 Only combos whose operand types are known when the rule is compiled are vectorised
 (:func:`column_kind`); a rule with any other combo is scored answer by answer.
+
+The answers, their blanks and the atoms' results come from a :class:`Columns` context
+that the engine provides (:mod:`coscore.engine`): it runs the kernels, deduplicates
+texts and groups atoms; this module only combines columns as the language says.
 """
 from __future__ import annotations
 
 import operator
-from typing import Callable, Mapping
+from typing import Callable, Hashable, Protocol
 
 import numpy as np
 
-from .._fast.batch import blank_column, dedup_strings, joined_column
 from .evaluate import MAX_TEXT, cjk_count, to_float
-from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary, walk
+from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary
 
 #: Integers at or above this magnitude are not exact in float64: such answers are re-scored.
 EXACT_LIMIT = float(2**53)
 
 Column = tuple  # (kind: "num" | "str", values: ndarray | list, flag: ndarray | None)
-ColumnFn = Callable[["BatchContext"], Column]
+ColumnFn = Callable[["Columns"], Column]
 
 _NUM, _STR = "num", "str"
 _COMPARE = {
@@ -90,49 +93,25 @@ def column_kind(node: Node) -> str | None:
     return None
 
 
-class BatchContext:
-    """The answers of one batch and its caches.
+class Columns(Protocol):
+    """What a column function reads: one batch of well-formed answers and its caches.
 
-    ``answers`` are well formed (a ``str``, or a list/tuple of ``str``); the engine puts
-    ``()`` in place of any other, and flags it. With ``view`` set, the answers are
-    distinct strings, each standing for blank ``view`` of an answer (``"*"``: its joined
-    blanks; ``0``: the one blank of one-blank answers), so that text needs no
-    deduplication.
+    ``answers`` are ``str`` or lists/tuples of ``str`` (``n`` of them), ``manual`` is
+    the dialect's ``L``, and ``cache`` holds the columns computed so far (keys are
+    tuples starting with an operator letter).
     """
 
-    def __init__(self, answers: list, atoms: Mapping, manual: bool, view=None, groups: Mapping | None = None):
-        self.answers = answers
-        self.n = len(answers)
-        self.atoms = atoms
-        self.groups = groups or {}   # (atom id, text key) -> SubstringGroup: see substring_groups()
-        self.manual = manual
-        self.cache: dict = {}
-        if view is not None:
-            names = (0, -1, "*") if type(view) is int and view == 0 else (view,)
-            for name in names:
-                self.cache[("T", name)] = (_STR, answers, None)
-                self.cache[("distinct", ("T", name))] = (answers, None)
+    answers: list
+    n: int
+    manual: bool
+    cache: dict
 
     def blank(self, n) -> Column:
-        """``T(n)`` as a column; answers without blank ``n`` are flagged."""
-        key = ("T", n)
-        column = self.cache.get(key)
-        if column is None:
-            if n == "*":
-                column = (_STR, joined_column(self.answers), None)
-            else:
-                column = (_STR, *blank_column(self.answers, n))
-            self.cache[key] = column
-        return column
+        """``T(n)`` as a string column; answers without blank ``n`` are flagged."""
 
-    def distinct(self, text_key, strings: list) -> tuple[list, np.ndarray | None]:
-        """The distinct strings of a text column and each row's position among them
-        (``None``: the strings are distinct already, row ``i`` is string ``i``)."""
-        key = ("distinct", text_key)
-        found = self.cache.get(key)
-        if found is None:
-            found = self.cache[key] = dedup_strings(strings)
-        return found
+    def atom(self, atom_id: str, text_key: Hashable, text: ColumnFn) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """``(hits, values, flag)`` of an atom over the string column ``text`` (hits as
+        0.0/1.0); ``text_key`` (:func:`text_key`) names that column, so equal texts share one pass."""
 
 
 def _or(a, b):
@@ -232,26 +211,11 @@ def _build_call(node: Call) -> ColumnFn:
     if op in "GM":
         atom_id = str(args[0].value)
         text = build(args[1])
-        text_key = _text_key(args[1])
+        key = text_key(args[1])
         use_hits = op == "G"
 
         def atom_call(ctx):
-            key = ("atom", atom_id, text_key)
-            result = ctx.cache.get(key)
-            if result is None:
-                _, strings, flag = text(ctx)
-                distinct, index = ctx.distinct(text_key, strings)
-                group = ctx.groups.get((atom_id, text_key))
-                if group is not None:   # this atom and the other SM atoms on this text, in one scan
-                    found = group.evaluate_many(distinct)
-                else:
-                    found = {atom_id: ctx.atoms[atom_id].evaluate_many(distinct)}
-                for found_id, (hits, values) in found.items():
-                    if index is not None:
-                        hits, values = hits[index], values[index]
-                    ctx.cache[("atom", found_id, text_key)] = (hits.astype(np.float64), values, flag)
-                result = ctx.cache[key]
-            hits, values, flag = result
+            hits, values, flag = ctx.atom(atom_id, key, text)
             return _NUM, hits if use_hits else values, flag
 
         return atom_call
@@ -286,27 +250,6 @@ def _build_call(node: Call) -> ColumnFn:
     return upper
 
 
-def substring_groups(trees: list[Node], atoms: Mapping) -> dict:
-    """``{(atom id, text key): SubstringGroup}`` for the SM atoms that ``trees`` call on
-    the same text (two or more per text, whose options fit one bit-parallel scan)."""
-    from ..atoms import SubstringGroup
-
-    by_text: dict = {}
-    for tree in trees:
-        for node in walk(tree):
-            if isinstance(node, Call) and node.op in "GM":
-                atom = atoms.get(str(node.args[0].value))
-                if atom is not None and atom.kind == "SM":
-                    by_text.setdefault(_text_key(node.args[1]), {})[atom.id] = atom
-    groups = {}
-    for text_key, found in by_text.items():
-        if len(found) > 1:
-            group = SubstringGroup(list(found.values()))
-            if group.one_pass:
-                groups.update(((atom_id, text_key), group) for atom_id in found)
-    return groups
-
-
 def _blanks(answer):
     """The blanks of a well-formed answer (a ``str`` is one blank)."""
     return (answer,) if type(answer) is str else answer
@@ -331,14 +274,14 @@ def _size(text: str) -> int:
 _BLANK_MEASURES = {"L": _cjk, "Q": _is_empty, "F": _number, "S": _size}
 
 
-def _text_key(node: Node):
+def text_key(node: Node) -> Hashable:
     """A structural key of a string expression, so equal expressions share one atom pass."""
     if isinstance(node, Const):
         return ("lit", node.value)
     if isinstance(node, Call):
         return ("T", node.args[0].value)
     if isinstance(node, Arith):
-        return ("cat", _text_key(node.first), *(_text_key(o) for _, o, _ in node.rest))
+        return ("cat", text_key(node.first), *(text_key(o) for _, o, _ in node.rest))
     return ("node", id(node))
 
 

@@ -1,0 +1,198 @@
+"""Reading a rule: JSON (dict, text or file) → a validated :class:`~coscore.spec.RuleSpec`.
+
+Validation collects every problem before raising, so one :class:`RuleError` lists them
+all, each with the path of the place it concerns (``combos.A.combo``, ``atoms.3.desc``).
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from typing import Mapping
+
+from .diagnostics import Diagnostic, RuleError, json_type
+from .expr.parse import parse
+from .expr.tokens import ExprSyntaxError
+from .spec import ATOM_KINDS, COMBO_MODES, DIALECTS, SCORE_MODES, AtomSpec, ComboSpec, RuleSource, RuleSpec
+
+_TOP_LEVEL_KEYS = frozenset({"atoms", "combos", "comboMode", "dialect"})
+
+
+def load(source: RuleSource) -> dict:
+    """The rule object from a dict, JSON text/bytes, or a path to a JSON file."""
+    if isinstance(source, Mapping):
+        return dict(source)
+    if isinstance(source, os.PathLike):
+        path = os.fspath(source)
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            raise RuleError([Diagnostic("rule", f"cannot read {path}: {exc.strerror or exc}")]) from None
+        return _decode(data, where=path)
+    if isinstance(source, (str, bytes, bytearray)):
+        return _decode(source, where="rule")
+    raise TypeError(f"a rule is a dict, JSON text or a path, not {type(source).__name__}")
+
+
+def _decode(data: str | bytes, where: str) -> dict:
+    if isinstance(data, (bytes, bytearray)):
+        try:
+            data = bytes(data).decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise RuleError([Diagnostic(where, f"not UTF-8 text (byte {exc.start})")]) from None
+    try:
+        value = json.loads(data)
+    except json.JSONDecodeError as exc:
+        hint = ""
+        if where == "rule" and not data.lstrip().startswith(("{", "[")):
+            hint = " (to compile a file, pass a pathlib.Path)"
+        raise RuleError(
+            [Diagnostic(where, f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}{hint}")]
+        ) from None
+    except RecursionError:
+        raise RuleError([Diagnostic(where, "invalid JSON: nested too deeply")]) from None
+    if not isinstance(value, dict):
+        raise RuleError([Diagnostic(where, f"a rule is a JSON object, not {json_type(value)}")])
+    return value
+
+
+def read(source: RuleSource, dialect: str | None = None) -> RuleSpec:
+    """Load and validate a rule; raise :class:`RuleError` listing every problem."""
+    rule = load(source)
+    problems: list[Diagnostic] = []
+    warnings: list[Diagnostic] = []
+
+    for key in rule:
+        if key not in _TOP_LEVEL_KEYS:
+            warnings.append(Diagnostic(str(key), "unknown key (ignored)", severity="warning"))
+
+    atoms = _read_atoms(rule, problems, warnings)
+    declared = {str(k) for k in rule["atoms"]} if isinstance(rule.get("atoms"), dict) else None
+    combos = _read_combos(rule, declared, problems, warnings)
+
+    combo_mode = rule.get("comboMode")
+    if "comboMode" not in rule:
+        problems.append(Diagnostic("comboMode", "missing (\"ADD\" or \"MAX\")"))
+    elif combo_mode not in COMBO_MODES:
+        problems.append(Diagnostic("comboMode", f"must be \"ADD\" or \"MAX\", not {json.dumps(combo_mode, ensure_ascii=False)}"))
+    elif combo_mode == "MAX" and combos is not None and not combos and "combos" in rule:
+        problems.append(Diagnostic("combos", "MAX needs at least one combo"))
+
+    chosen = dialect if dialect is not None else rule.get("dialect", "coscore")
+    if chosen not in DIALECTS:
+        where = "dialect" if dialect is None else "dialect (keyword)"
+        problems.append(Diagnostic(where, f"must be \"coscore\" or \"manual\", not {json.dumps(chosen, ensure_ascii=False)}"))
+
+    if problems:
+        raise RuleError(problems + [w for w in warnings])
+    return RuleSpec(atoms, tuple(combos), combo_mode, chosen, tuple(warnings), rule)
+
+
+def _section(rule: dict, key: str, what: str, problems: list) -> dict | None:
+    """``rule[key]`` when it is an object; else ``None``, with the problem noted."""
+    if key not in rule:
+        problems.append(Diagnostic(key, f"missing ({what})"))
+        return None
+    value = rule[key]
+    if not isinstance(value, dict):
+        problems.append(Diagnostic(key, f"must be an object, not {json_type(value)}"))
+        return None
+    return value
+
+
+def _read_atoms(rule: dict, problems: list, warnings: list) -> dict[str, AtomSpec] | None:
+    atoms = _section(rule, "atoms", "an object of atoms, may be empty", problems)
+    if atoms is None:
+        return None
+    specs: dict[str, AtomSpec] = {}
+    for atom_id, atom in atoms.items():
+        path = f"atoms.{atom_id}"
+        if not isinstance(atom, dict):
+            problems.append(Diagnostic(path, f"must be an object with \"type\" and \"desc\", not {json_type(atom)}"))
+            continue
+        kind, desc = atom.get("type"), atom.get("desc")
+        ok = True
+        if kind not in ATOM_KINDS:
+            shown = "missing" if "type" not in atom else f"unknown atom type {json.dumps(kind, ensure_ascii=False)}"
+            problems.append(Diagnostic(f"{path}.type", f"{shown} (EM, SM, OP or CS)"))
+            ok = False
+        if not isinstance(desc, str):
+            shown = "missing" if "desc" not in atom else f"must be a string, not {json_type(desc)}"
+            problems.append(Diagnostic(f"{path}.desc", shown))
+            ok = False
+        for key in atom:
+            if key not in ("type", "desc"):
+                warnings.append(Diagnostic(f"{path}.{key}", "unknown key (ignored)", severity="warning"))
+        if ok:
+            spec = _read_atom(str(atom_id), kind, desc, problems, warnings)
+            if spec is not None:
+                specs[str(atom_id)] = spec
+    return specs
+
+
+def _read_atom(atom_id: str, kind: str, desc: str, problems: list, warnings: list) -> AtomSpec | None:
+    path = f"atoms.{atom_id}.desc"
+    if kind == "EM":
+        return AtomSpec(atom_id, kind, desc, keys=tuple(desc.split(",")))
+    if kind == "SM":
+        groups = tuple(tuple(group.split("|")) for group in desc.split(","))
+        column = 1
+        for group in groups:
+            for option in group:
+                if option == "":
+                    warnings.append(Diagnostic(path, "empty option never matches", column, "warning", desc))
+                column += len(option) + 1
+        return AtomSpec(atom_id, kind, desc, groups=groups)
+    # OP / CS: "threshold:key,key,…" — keys are everything after the first ':'
+    head, colon, rest = desc.partition(":")
+    if not colon:
+        problems.append(Diagnostic(path, f"{kind} desc must start with a threshold and ':' (e.g. \"0.6:key\")", 1, source=desc))
+        return None
+    try:
+        threshold = float(head)
+    except ValueError:
+        problems.append(Diagnostic(path, f"threshold {head!r} is not a number", 1, source=desc))
+        return None
+    if not 0 <= threshold <= 1:
+        warnings.append(Diagnostic(path, f"threshold {head.strip()} is outside [0, 1]" + (": the atom never hits" if not threshold <= 1 else ": the atom always hits"), 1, "warning", desc))
+    keys = tuple(rest.split(","))
+    column = len(head) + 2
+    for key in keys:
+        if (key == "") if kind == "OP" else (key.strip() == ""):
+            warnings.append(Diagnostic(path, "empty key has similarity 0", column, "warning", desc))
+        column += len(key) + 1
+    return AtomSpec(atom_id, kind, desc, keys=keys, threshold=threshold)
+
+
+def _read_combos(rule: dict, atom_ids: set[str] | None, problems: list, warnings: list) -> list[ComboSpec] | None:
+    combos = _section(rule, "combos", "an object of combos", problems)
+    if combos is None:
+        return None
+    specs: list[ComboSpec] = []
+    for combo_id, combo in combos.items():
+        path = f"combos.{combo_id}"
+        if not isinstance(combo, dict):
+            problems.append(Diagnostic(path, f"must be an object with \"combo\", \"score\" and \"mode\", not {json_type(combo)}"))
+            continue
+        text, score, mode = combo.get("combo"), combo.get("score"), combo.get("mode")
+        tree = None
+        if not isinstance(text, str):
+            problems.append(Diagnostic(f"{path}.combo", "missing" if "combo" not in combo else f"must be a string, not {json_type(text)}"))
+        else:
+            try:
+                tree = parse(text, atom_ids)
+            except ExprSyntaxError as exc:
+                problems.append(Diagnostic(f"{path}.combo", exc.message, exc.column, source=text))
+        if isinstance(score, bool) or not isinstance(score, (int, float)):
+            problems.append(Diagnostic(f"{path}.score", "missing (a number)" if "score" not in combo else f"must be a number, not {json_type(score)}"))
+        elif isinstance(score, float) and not math.isfinite(score):
+            problems.append(Diagnostic(f"{path}.score", f"must be a finite number, not {score}"))
+        if mode not in SCORE_MODES:
+            problems.append(Diagnostic(f"{path}.mode", "missing (\"logic\" or \"value\")" if "mode" not in combo else f"must be \"logic\" or \"value\", not {json.dumps(mode, ensure_ascii=False)}"))
+        for key in combo:
+            if key not in ("combo", "score", "mode"):
+                warnings.append(Diagnostic(f"{path}.{key}", "unknown key (ignored)", severity="warning"))
+        if tree is not None and mode in SCORE_MODES and isinstance(score, (int, float)) and not isinstance(score, bool):
+            specs.append(ComboSpec(str(combo_id), text, tree, score, mode))
+    return specs
