@@ -273,3 +273,11 @@ def test_csv_errors_found_by_arrow_name_the_line(tmp_path):
             for _ in reader.chunks():
                 pass
     assert info.value.line == 100_002
+
+
+def test_file_benchmark_runs(capsys):
+    from benchmarks import files
+
+    assert files.main(["--rows", "2000", "--rules", "lab-tools"]) == 0
+    out = capsys.readouterr().out
+    assert "CSV->CSV" in out and "Parquet->Parquet" in out and "ratio" in out

@@ -126,7 +126,10 @@ def open_writer(
     ``bom``, CSV and TSV start with a UTF-8 byte order mark, so that Excel reads
     them as UTF-8."""
     to_stdout = path is None or os.fspath(path) == "-"
-    fmt = _format(path, fmt, "csv" if to_stdout else None)
+    try:
+        fmt = format_of(path, fmt, default="csv" if to_stdout else None)
+    except ValueError as exc:
+        raise InputError(os.fspath(path or "-"), str(exc).replace("--format", "--output-format")) from None
     if fmt not in OUTPUT_FORMATS:
         raise InputError(os.fspath(path or "-"), f"cannot write format {fmt!r} (known: {', '.join(OUTPUT_FORMATS)})")
     target = os.fspath(path) if path is not None else "<stdout>"

@@ -1,4 +1,4 @@
-"""Parquet through pyarrow (the ``parquet`` extra), streamed in record batches."""
+"""Parquet through pyarrow, streamed in record batches."""
 from __future__ import annotations
 
 import os
