@@ -42,6 +42,7 @@ class ColumnarDelimitedReader:
         exact.close()
         self._file: Any = None
         self._line_numbers: list[int] | None = None
+        self._consumed = sum(len(name.encode("utf-8")) + 1 for name in self.columns)
 
     def _open(self) -> Any:
         width = len(self.columns)
@@ -60,32 +61,38 @@ class ColumnarDelimitedReader:
         )
 
     def chunks(self) -> Iterator[Chunk]:
-        """The data rows, ``chunk_size`` at a time (the last chunk may be shorter)."""
+        """The data rows, ``chunk_size`` at a time (the last chunk may be shorter).
+
+        Each chunk is yielded once the next one is read, so that the last is checked
+        (for a quote left open) before it goes on."""
         row = 0
-        last: Any = None
+        held: Any = None
         try:
             reader = self._open()
             if reader.schema.names != self.columns:
                 self._diagnose("the Arrow parser read another header")
             for table in _rebatched(reader, self._chunk_size, reader.schema):
-                last = table
-                yield self._chunk(table, row)
-                row += table.num_rows
+                if held is not None:
+                    yield self._chunk(held, row)
+                    row += held.num_rows
+                held = table
         except pa.ArrowException as exc:
             self._diagnose(str(exc))
-        if last is None or last.num_rows == 0:
-            if last is None:
-                empty = pa.table({name: pa.array([], pa.string()) for name in self.columns})
-                yield self._chunk(empty, 0)
-            return
-        if self._unclosed_quote(last.column(len(self.columns) - 1)[-1].as_py()):
+        if held is None:
+            held = pa.table({name: pa.array([], pa.string()) for name in self.columns})
+        elif self._unclosed_quote(held.column(len(self.columns) - 1)[-1].as_py()):
             self._diagnose("a quoted value runs to the end of the file")
+        last = self._chunk(held, row)
+        last.position = self.total_bytes  # the whole file is read
+        yield last
 
     def _chunk(self, table: Any, start: int) -> Chunk:
         data = {name: table.column(i) for i, name in enumerate(self.columns)}
         n = table.num_rows
         lines = LazyLines(n, lambda: self._lines()[start : start + n])
-        position = self._file.tell() if self._file is not None else None
+        # bytes read so far, as near as the values tell (the parser reads ahead of them)
+        self._consumed += sum(_span(column) for column in data.values()) + n * len(self.columns)
+        position = min(self._consumed, self.total_bytes) if self.total_bytes else None
         types = dict.fromkeys(self.columns, "str")
         return Chunk(list(self.columns), data, lines, "line", self.source, position, types)
 
@@ -113,15 +120,31 @@ class ColumnarDelimitedReader:
         """Whether the file may end inside a quoted value (the Arrow parser takes the rest
         of the file as that value): the last value ends the file right after a quote."""
         raw = last_value.replace('"', '""').encode("utf-8")
+        if not raw:
+            return False
         with open(self._path, "rb") as f:
             f.seek(max(0, (self.total_bytes or 0) - len(raw) - 1))
             tail = f.read()
-        return tail.endswith(raw) and tail[-len(raw) - 1 : len(tail) - len(raw)] == b'"' if raw else False
+        return tail == b'"' + raw
 
     def close(self) -> None:
         """Close the file."""
         if self._file is not None:
             self._file.close()
+
+
+def _span(column: Any) -> int:
+    """The bytes of text a string column holds (from its offsets, without reading it)."""
+    total = 0
+    for chunk in column.chunks:
+        if len(chunk):
+            offsets = chunk.buffers()[1]
+            width = 8 if pa.types.is_large_string(chunk.type) else 4
+            first = int.from_bytes(offsets[chunk.offset * width : (chunk.offset + 1) * width], "little")
+            end = chunk.offset + len(chunk)
+            last = int.from_bytes(offsets[end * width : (end + 1) * width], "little")
+            total += last - first
+    return total
 
 
 def _rebatched(batches: Any, size: int, schema: Any) -> Iterator[Any]:

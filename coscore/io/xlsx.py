@@ -9,6 +9,7 @@ character), floats as numbers, missing values as empty cells.
 from __future__ import annotations
 
 import datetime
+import math
 import os
 from collections.abc import Iterator
 from typing import Any, BinaryIO
@@ -157,7 +158,7 @@ class XlsxWriter:
                     out.append(self._text_cell(v, chunk, i, name))
                 elif v is None or (isinstance(v, float) and v != v):
                     out.append(None)
-                elif isinstance(v, (bool, int, float)):
+                elif isinstance(v, (bool, int)) or (isinstance(v, float) and abs(v) != math.inf):
                     out.append(v)
                 else:
                     out.append(self._text_cell(_text(v), chunk, i, name))
