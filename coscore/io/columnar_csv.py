@@ -10,7 +10,7 @@ the line-by-line reader, which names the line; so are the line numbers of a chun
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
