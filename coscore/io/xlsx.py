@@ -4,7 +4,8 @@ row by row (read-only mode) and written row by row (write-only mode).
 Reading: the first row is the header; every cell becomes text (numbers as Excel shows
 them in general format: ``42``, ``0.5``; empty cells ``""``); rows with no value are
 skipped. Writing: text is always stored as text (never as a formula, whatever its first
-character), floats as numbers, missing values as empty cells.
+character), floats as numbers, missing values as empty cells. The ``xlsx`` extra installs
+defusedxml, with which openpyxl refuses XML entity bombs in untrusted workbooks.
 """
 from __future__ import annotations
 
