@@ -122,10 +122,12 @@ def _add_score(sub: Any) -> None:
         "coscore_score, coscore_combo_<ID> per combo and coscore_error (empty unless that answer failed).",
     )
     p.add_argument("rule", metavar="RULE", help="the rule (.json)")
-    p.add_argument("data", metavar="DATA",
-                   help="answers: .csv .tsv .jsonl .parquet (a glob for Parquet), or - for stdin")
+    p.add_argument("data", metavar="DATA", nargs="+",
+                   help="answers: .csv .tsv .jsonl .parquet .xlsx files or globs (read in order as one "
+                   "table, same columns), or - for stdin")
     p.add_argument("-o", "--output", metavar="OUT",
-                   help="output file (format from its extension); default: CSV on stdout")
+                   help="output file: .csv .tsv .jsonl .parquet .xlsx (format from its extension); "
+                   "default: CSV on stdout")
     p.add_argument("--format", choices=INPUT_FORMATS, help="input format (default: from DATA's extension; "
                    "'coscore' is the original CoScore layout: text[,score], blanks joined with '-')")
     p.add_argument("--output-format", choices=OUTPUT_FORMATS, help="output format (default: from OUT's extension)")
@@ -133,6 +135,10 @@ def _add_score(sub: Any) -> None:
                    help="the blank columns, in order (default: every column except 'id' and the label; "
                    "JSON Lines: the 'answers' or 'answer' key)")
     p.add_argument("--label", metavar="COL", help="the teacher's mark column (never taken as a blank)")
+    p.add_argument("--excel", action="store_true",
+                   help="CSV/TSV output starts with a UTF-8 byte order mark, so Excel shows Chinese text right")
+    p.add_argument("--decimals", type=_decimals, metavar="N",
+                   help="round the written scores and combo columns to N decimal places")
     p.add_argument("--strict", action="store_true", help="exit 1 if any answer fails to score")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="show a progress bar on stderr (default: when stderr is a terminal)")
@@ -155,14 +161,16 @@ def cmd_score(args: argparse.Namespace) -> int:
     engine = ENGINES[args.engine]
     totals = Totals()
     with open_reader(args.data, args.format, args.chunk_size) as reader:
-        fmt = args.format or _input_format(args.data)
+        fmt = reader.format
         columns = AnswerColumns.resolve(fmt, reader.source, reader.columns, args.blanks, args.label)
         if fmt in ("csv", "tsv") and reader.columns in (["text"], ["text", "score"]) and not args.blanks:
             _error(f"note: {reader.source} looks like the original CoScore layout; "
                    "give --format coscore to read it so (blanks split on '-', mark in 'score')")
         check_no_clash(reader.source, reader.columns, rule.combo_ids)
-        chunks = scored_chunks(rule, reader.chunks(), columns, jobs=args.jobs, engine=engine, totals=totals)
-        with _progress(args.progress, reader) as bar, open_writer(args.output, args.output_format) as writer:
+        chunks = scored_chunks(rule, reader.chunks(), columns, jobs=args.jobs, engine=engine, totals=totals,
+                               decimals=args.decimals)
+        output = open_writer(args.output, args.output_format, bom=args.excel)
+        with _progress(args.progress, reader) as bar, output as writer:
             with _gc_per_chunk() as collect:
                 for chunk in chunks:
                     check_no_clash(chunk.source, chunk.columns[: -len(rule.combo_ids) - 2], rule.combo_ids)
@@ -193,7 +201,8 @@ def _score_on_dask(rule: Any, args: argparse.Namespace) -> int:
     totals = Totals()
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     try:
-        score_files(rule, args.data, args.output, blanks=args.blanks, label=args.label,
+        data = args.data[0] if len(args.data) == 1 else args.data
+        score_files(rule, data, args.output, blanks=args.blanks, label=args.label,
                     scheduler=args.scheduler, totals=totals, progress=progress)
     except ClusterError as exc:
         raise UsageError(str(exc)) from None
@@ -212,12 +221,6 @@ def _gc_per_chunk() -> Iterator[Callable[[], None]]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-def _input_format(path: str) -> str:
-    from .io import format_of
-
-    return format_of(path)
 
 
 class _Progress:
@@ -619,6 +622,16 @@ def _column_list(text: str) -> list[str]:
     if not all(names):
         raise argparse.ArgumentTypeError(f"expected column names separated by commas, got {text!r}")
     return names
+
+
+def _decimals(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of decimal places, got {text!r}") from None
+    if not 0 <= value <= 15:
+        raise argparse.ArgumentTypeError(f"expected 0 to 15 decimal places, got {text!r}")
+    return value
 
 
 def _positive_int(text: str) -> int:

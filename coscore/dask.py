@@ -27,8 +27,10 @@ from typing import Any
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 import coscore
+from coscore.columns import answers_from_columns
 from coscore.io.answers import AnswerColumns
 from coscore.io.errors import InputError
 from coscore.io.scoring import COMBO_PREFIX, ERROR_COLUMN, SCORE_COLUMN, check_no_clash
@@ -97,15 +99,29 @@ def _blank_values(column: pd.Series) -> list:
     return ["" if v is None or (not isinstance(v, str) and _is_null(v)) else v for v in column.tolist()]
 
 
+def _answers(df: pd.DataFrame, blanks: list) -> list:
+    """The answers of a partition, converted column by column through Arrow (a one-blank
+    answer is its text, others tuples of blanks); a column of other objects goes the
+    slow way, and each odd value fails its own answer only."""
+    try:
+        arrays = [pa.array(df[name], pa.string(), from_pandas=True) for name in blanks]
+        if arrays:
+            return answers_from_columns(arrays)
+    except (TypeError, ValueError, pa.ArrowException):
+        pass
+    columns = [_blank_values(df[name]) for name in blanks]
+    if len(columns) == 1:  # a one-blank answer may be given as its string: no list per row
+        return [v if type(v) is str else [v] for v in columns[0]]
+    return [list(row) for row in zip(*columns)] if columns else [[] for _ in range(len(df))]
+
+
 def _errors_array(errors: list) -> pd.api.extensions.ExtensionArray:
     """``coscore_error`` as :data:`ERROR_DTYPE` (built through Arrow: much faster)."""
     try:
-        import pyarrow as pa
-
         array = pd.arrays.ArrowStringArray(pa.array(errors, type=pa.large_string()))
         if array.dtype == ERROR_DTYPE:
             return array
-    except (ImportError, TypeError, ValueError, AttributeError):
+    except (TypeError, ValueError, AttributeError):
         pass
     return pd.array(errors, dtype=ERROR_DTYPE)
 
@@ -123,11 +139,7 @@ def _score_partition(df: pd.DataFrame, text: str, dialect: str, blanks: list, co
     if list(rule.combo_ids) != list(combo_ids):  # cannot happen unless the versions differ
         raise RuntimeError(f"the worker compiled combos {rule.combo_ids}, expected {combo_ids}; "
                            "install the same coscore version on the client and every worker")
-    columns = [_blank_values(df[name]) for name in blanks]
-    if len(columns) == 1:  # a one-blank answer may be given as its string: no list per row
-        answers = [v if type(v) is str else [v] for v in columns[0]]
-    else:
-        answers = [list(row) for row in zip(*columns)] if columns else [[] for _ in range(len(df))]
+    answers = _answers(df, blanks)
     batch = rule.score_many(answers)
     out = df.copy(deep=False)
     out[SCORE_COLUMN] = np.asarray(batch.scores, dtype="float64")
@@ -208,7 +220,7 @@ def _score(ddf: dd.DataFrame, rule: Any, blanks: Sequence[str] | None, label: st
 
 def score_files(
     rule: Any,
-    data: str,
+    data: str | list[str],
     out_dir: str,
     *,
     blanks: list[str] | None = None,
@@ -219,7 +231,7 @@ def score_files(
 ) -> int:
     """Score the Parquet dataset ``data`` into a new Parquet dataset ``out_dir``.
 
-    ``data`` is a file, a directory, or a glob (``answers/*.parquet``), local or on
+    ``data`` is a file, a directory, a glob (``answers/*.parquet``) or a list of them, local or on
     any filesystem fsspec knows (``s3://...``) that the workers can reach too.
     ``out_dir`` must not exist or be empty; it receives one ``part.N.parquet`` per
     partition (a partition retried after a worker died overwrites its own file, so
@@ -241,7 +253,7 @@ def score_files(
     _check_input(data)
     _check_output(out_dir)
     ddf = _read(data)
-    scored = _score(ddf, compiled, blanks, label, data)  # checks the columns before any cluster starts
+    scored = _score(ddf, compiled, blanks, label, _named(data))  # checks the columns before any cluster starts
     with _connect(scheduler) as client:
         _check_cluster(client)
         write = scored.to_parquet(
@@ -293,21 +305,26 @@ def _cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _read(data: str) -> dd.DataFrame:
+def _named(data: str | list[str]) -> str:
+    return data if isinstance(data, str) else ", ".join(data)
+
+
+def _read(data: str | list[str]) -> dd.DataFrame:
     try:
         return dd.read_parquet(data)
     except (OSError, ValueError) as exc:
-        raise InputError(data, f"cannot read as a Parquet dataset: {exc}") from None
+        raise InputError(_named(data), f"cannot read as a Parquet dataset: {exc}") from None
 
 
-def _check_input(data: str) -> None:
+def _check_input(data: str | list[str]) -> None:
     import fsspec
 
-    fs, _, paths = fsspec.core.get_fs_token_paths(data)
-    if not paths:
-        raise InputError(data, "no file matches this pattern")
-    if len(paths) == 1 and not fs.exists(paths[0]):
-        raise InputError(data, "no such file or directory")
+    for one in [data] if isinstance(data, str) else data:
+        fs, _, paths = fsspec.core.get_fs_token_paths(one)
+        if not paths:
+            raise InputError(one, "no file matches this pattern")
+        if len(paths) == 1 and not fs.exists(paths[0]):
+            raise InputError(one, "no such file or directory")
 
 
 def _check_output(out_dir: str) -> None:

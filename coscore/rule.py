@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Iterator
 
+from . import columns as _columns
 from . import engine as _engine
 from .atoms import Atom
 from .diagnostics import Diagnostic
@@ -59,11 +60,16 @@ class Rule:
     def score_many(self, answers: Iterable[AnswerLike], jobs: int = 1, chunk_size: int | None = None) -> Batch:
         """Score many answers; results keep the input order.
 
-        ``answers`` is any iterable of answers (lists of blanks, or strings). Identical
+        ``answers`` is any iterable of answers (lists of blanks, or strings), or blank
+        columns: a ``pyarrow.Table``/``RecordBatch`` or a list of Arrow arrays, one
+        per blank in order (a null cell is ``""``; see :mod:`coscore.columns`). Identical
         answers are scored once, each atom runs once per distinct string, and combos are
         evaluated over whole columns. ``jobs`` threads score chunks in parallel
         (``-1``: every core). The result equals scoring each answer with :meth:`score`.
         """
+        columns = _columns.as_blank_columns(answers)
+        if columns is not None:
+            answers = _columns.answers_from_columns(columns)
         return _engine.score_many(self._plan, answers, jobs=jobs, chunk_size=chunk_size)
 
     def score_chunks(

@@ -9,8 +9,6 @@ case is named ``<data path without extension>/<id>``; without an id, the
 
 from __future__ import annotations
 
-import csv
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +16,9 @@ from typing import Any
 
 import yaml
 
+from ..io import MISSING, InputError
+from ..io.delimited import DelimitedReader
+from ..io.jsonl import JsonlReader
 from .errors import SuiteError
 from .registry import Registry, SuiteType, load_registry
 
@@ -158,42 +159,44 @@ _Row = tuple[str | None, tuple[str, ...], float | None, int]
 
 
 def _csv_rows(path: Path, rel: str) -> list[_Row]:
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        reader = csv.reader(handle)
-        header = next(reader, None)
-        if header is None:
-            raise SuiteError(rel, "", "empty (a CSV needs a header row)", 1)
-        blanks = [i for i, column in enumerate(header) if column not in ("id", "mark")]
+    rows: list[_Row] = []
+    try:
+        reader = DelimitedReader(path, "csv", chunk_size=1)  # one row at a time: an error names its row
+    except InputError as exc:
+        problem = "empty (a CSV needs a header row)" if "empty" in exc.problem else exc.problem
+        raise SuiteError(rel, exc.column or "", problem, exc.line) from None
+    try:
+        header = reader.columns
+        blanks = [column for column in header if column not in ("id", "mark")]
         if not blanks:
             raise SuiteError(rel, "", "no answer column (every column other than id and mark is a blank)", 1)
-        id_col = header.index("id") if "id" in header else None
-        mark_col = header.index("mark") if "mark" in header else None
-        rows: list[_Row] = []
-        for cells in reader:
-            line = reader.line_num
-            if not cells:
-                continue
-            if len(cells) != len(header):
-                raise SuiteError(rel, f"row {len(rows) + 1}", f"has {len(cells)} cells, the header {len(header)}", line)
-            row_id = None if id_col is None else _id(cells[id_col], rel, line)
-            mark = None if mark_col is None else _mark(cells[mark_col], rel, line)
-            rows.append((row_id, tuple(cells[i] for i in blanks), mark, line))
-        return rows
+        for chunk in reader.chunks():
+            for i in range(len(chunk)):
+                line = chunk.lines[i]
+                row_id = None if "id" not in header else _id(chunk.data["id"][i], rel, line)
+                mark = None if "mark" not in header else _mark(chunk.data["mark"][i], rel, line)
+                rows.append((row_id, tuple(chunk.data[column][i] for column in blanks), mark, line))
+    except InputError as exc:
+        key = exc.column or (f"row {len(rows) + 1}" if "fields" in exc.problem else "")
+        raise SuiteError(rel, key, exc.problem, exc.line) from None
+    finally:
+        reader.close()
+    return rows
 
 
 def _jsonl_rows(path: Path, rel: str) -> list[_Row]:
     rows: list[_Row] = []
-    with path.open(encoding="utf-8-sig") as handle:
-        for line, text in enumerate(handle, start=1):
-            if not text.strip():
-                continue
-            try:
-                obj = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise SuiteError(rel, "", f"not valid JSON: {exc.msg}", line) from exc
-            if not isinstance(obj, dict):
-                raise SuiteError(rel, "", "each line must be a JSON object", line)
-            rows.append(_jsonl_row(obj, rel, line))
+    try:
+        reader = JsonlReader(path)
+        try:
+            for chunk in reader.chunks():
+                for i in range(len(chunk)):
+                    obj = {key: chunk.data[key][i] for key in chunk.columns if chunk.data[key][i] is not MISSING}
+                    rows.append(_jsonl_row(obj, rel, chunk.lines[i]))
+        finally:
+            reader.close()
+    except InputError as exc:
+        raise SuiteError(rel, exc.column or "", exc.problem, exc.line) from None
     return rows
 
 

@@ -1,9 +1,10 @@
-"""Readers and writers for answer tables: CSV, TSV, JSON Lines, Parquet and the
-original CoScore dataset layout.
+"""Readers and writers for answer tables: CSV, TSV, JSON Lines, Parquet, Excel
+``.xlsx`` and the original CoScore dataset layout.
 
-Readers open a file (``-`` is standard input), read its header eagerly, and yield
-:class:`Chunk` objects of consecutive rows; writers take chunks. Problems are
-:class:`InputError` with the file, line and column.
+Readers open one or more files or globs (``-`` is standard input), read the header
+eagerly, and yield :class:`Chunk` objects of consecutive rows, whose columns are Arrow
+arrays for CSV/TSV files, Parquet and ``.xlsx``; writers take chunks. Problems are
+:class:`InputError` with the file, line (or row) and column.
 
 >>> with open_reader("answers.csv") as reader:            # doctest: +SKIP
 ...     for chunk in reader.chunks():
@@ -13,17 +14,20 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
 from .answers import ID_COLUMN, AnswerColumns
 from .atomic import atomic_output
+from .columnar_csv import ColumnarDelimitedReader
 from .delimited import DelimitedReader, DelimitedWriter
 from .errors import InputError
 from .jsonl import JsonlReader, JsonlWriter
 from .legacy import LegacyReader, split_blanks
 from .parquet import ParquetReader, ParquetWriter
+from .sources import ChainedReader, expand
 from .table import INPUT_FORMATS, MISSING, OUTPUT_FORMATS, Chunk, format_of
+from .xlsx import XlsxReader, XlsxWriter
 
 __all__ = [
     "AnswerColumns",
@@ -36,6 +40,7 @@ __all__ = [
     "Reader",
     "Writer",
     "atomic_output",
+    "expand",
     "format_of",
     "open_reader",
     "open_writer",
@@ -51,6 +56,8 @@ class Reader(Protocol):
     source: str
     columns: list[str]
     total_bytes: int | None
+    #: the input format (set by :func:`open_reader`)
+    format: str
 
     def chunks(self) -> Iterator[Chunk]: ...
 
@@ -67,49 +74,79 @@ class Writer(Protocol):
 
 @contextlib.contextmanager
 def open_reader(
-    path: str | os.PathLike[str], fmt: str | None = None, chunk_size: int = DEFAULT_CHUNK_SIZE
+    path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    fmt: str | None = None,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
 ) -> Iterator[Reader]:
-    """Open ``path`` for reading in format ``fmt`` (default: from the extension).
+    """Open ``path`` for reading in format ``fmt`` (default: from the extension of
+    the first file). ``path`` may be a glob or a list of paths and globs: their files
+    are read one after the other as one table, and must have the same columns.
 
     Raises :class:`InputError` for a missing or unreadable file or a bad header.
     """
-    fmt = _format(path, fmt, None)
-    reader: Any
-    if fmt in ("csv", "tsv"):
-        reader = DelimitedReader(path, fmt, chunk_size)
-    elif fmt == "jsonl":
-        reader = JsonlReader(path, chunk_size)
-    elif fmt == "parquet":
-        reader = ParquetReader(path, chunk_size)
-    elif fmt == "coscore":
-        reader = LegacyReader(path, chunk_size)
-    else:
-        raise InputError(os.fspath(path), f"unknown input format {fmt!r} (known: {', '.join(INPUT_FORMATS)})")
+    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    if not paths:
+        raise InputError("-", "no input file given")
+    files = expand(paths)
+    fmt = _format(files[0], fmt, None)
+    if fmt not in INPUT_FORMATS:
+        raise InputError(files[0], f"unknown input format {fmt!r} (known: {', '.join(INPUT_FORMATS)})")
+    reader: Any = (
+        _open_one(files[0], fmt, chunk_size) if len(files) == 1
+        else ChainedReader(files, lambda name: _open_one(name, fmt, chunk_size))
+    )
+    reader.format = fmt
     try:
         yield reader
     finally:
         reader.close()
 
 
+def _open_one(path: str, fmt: str, chunk_size: int) -> Any:
+    if fmt in ("csv", "tsv"):
+        if path == "-":
+            return DelimitedReader(path, fmt, chunk_size)
+        return ColumnarDelimitedReader(path, fmt, chunk_size)
+    if fmt == "jsonl":
+        return JsonlReader(path, chunk_size)
+    if fmt == "parquet":
+        return ParquetReader(path, chunk_size)
+    if fmt == "xlsx":
+        return XlsxReader(path, chunk_size)
+    return LegacyReader(path, chunk_size)
+
+
 @contextlib.contextmanager
-def open_writer(path: str | os.PathLike[str] | None, fmt: str | None = None) -> Iterator[Writer]:
+def open_writer(
+    path: str | os.PathLike[str] | None, fmt: str | None = None, *, bom: bool = False
+) -> Iterator[Writer]:
     """Open ``path`` for writing in format ``fmt`` (default: from the extension, and
-    CSV for standard output). The file appears, complete, only when the block ends
-    without an exception."""
-    fmt = _format(path, fmt, "csv")
+    CSV for standard output; an extension coscore does not know is an error). The
+    file appears, complete, only when the block ends without an exception. With
+    ``bom``, CSV and TSV start with a UTF-8 byte order mark, so that Excel reads
+    them as UTF-8."""
+    to_stdout = path is None or os.fspath(path) == "-"
+    try:
+        fmt = format_of(path, fmt, default="csv" if to_stdout else None)
+    except ValueError as exc:
+        raise InputError(os.fspath(path or "-"), str(exc).replace("--format", "--output-format")) from None
     if fmt not in OUTPUT_FORMATS:
         raise InputError(os.fspath(path or "-"), f"cannot write format {fmt!r} (known: {', '.join(OUTPUT_FORMATS)})")
     target = os.fspath(path) if path is not None else "<stdout>"
+    if bom and fmt not in ("csv", "tsv"):
+        raise InputError(target, f"a byte order mark (--excel) is for CSV and TSV output, not {fmt}")
     if fmt == "parquet":
         ParquetWriter.check_available()
-    with atomic_output(path, binary=fmt == "parquet") as stream:
+    with atomic_output(path, binary=fmt != "jsonl") as stream:
         writer: Any
         if fmt == "parquet":
             writer = ParquetWriter(stream, target)
         elif fmt == "jsonl":
             writer = JsonlWriter(stream, target)
+        elif fmt == "xlsx":
+            writer = XlsxWriter(stream, target)
         else:
-            writer = DelimitedWriter(stream, fmt, target)
+            writer = DelimitedWriter(stream, fmt, target, bom=bom)
         yield writer
         writer.close()
 

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from ..columns import answers_from_columns
 from .errors import InputError
 from .legacy import split_blanks
 from .table import MISSING, Chunk
@@ -62,21 +64,39 @@ class AnswerColumns:
             raise InputError(source, "the label column cannot also be a blank", column=label)
         return cls(fmt, chosen, label)
 
-    def answers(self, chunk: Chunk) -> list[list[str]]:
-        """The answers (lists of blanks) of every row of ``chunk``, in order."""
+    def answers(self, chunk: Chunk) -> list[Any]:
+        """The answers of every row of ``chunk``, in order: lists of blanks, or (when
+        the blank columns are Arrow text arrays) each one-blank answer's text and each
+        other answer's tuple of blanks, converted column by column."""
         if self.fmt == "coscore":
             return [split_blanks(text) for text in chunk.pylist("text")]
         if self.fmt == "jsonl" and not self.blanks:
             return _jsonl_answers(chunk)
-        columns = []
         for name in self.blanks:
             if name not in chunk.data:
                 raise InputError(chunk.source, "no such key in any row so far", column=name, **_first(chunk))
+        arrays = [chunk.data[name] for name in self.blanks]
+        if arrays and all(_is_text_array(a) for a in arrays):
+            return answers_from_columns(arrays)
+        columns = []
+        for name in self.blanks:
             values = chunk.pylist(name)
             columns.append(_strings(values, chunk, name))
         if len(columns) == 1:
             return [[value] for value in columns[0]]
         return list(map(list, zip(*columns))) if columns else [[] for _ in range(len(chunk))]
+
+
+def _is_text_array(values: Any) -> bool:
+    """An Arrow array of text (or all nulls): its blanks need no check one by one."""
+    kind = getattr(values, "type", None)
+    if kind is None or not type(values).__module__.startswith("pyarrow"):
+        return False
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_null(kind)
 
 
 def _strings(values: list[object], chunk: Chunk, name: str) -> list[str]:

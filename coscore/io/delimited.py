@@ -1,21 +1,24 @@
-"""CSV and TSV, read and written with the ``csv`` module (RFC 4180 quoting,
-newlines inside quoted fields, strict UTF-8 checked line by line)."""
+"""CSV and TSV: read line by line with the ``csv`` module (RFC 4180 quoting, newlines
+inside quoted fields, strict UTF-8 checked line by line, errors naming the line), and
+written column-wise through Arrow with the same quoting."""
 from __future__ import annotations
 
 import csv
-import json
-import math
+import io
 import os
 from collections.abc import Iterator
-from typing import Any, TextIO
+from typing import Any, BinaryIO
+
+import pyarrow as pa
 
 from ._text import TextFileReader
 from .errors import InputError
-from .table import MISSING, Chunk
+from .cells import joined_lines, quoted, text_column
+from .table import Chunk
 
 csv.field_size_limit(2**31 - 1)  # answers can be long; the default 128 KiB limit is not ours to impose
 
-_DELIMITERS = {"csv": ",", "tsv": "\t"}
+DELIMITERS = {"csv": ",", "tsv": "\t"}
 
 
 class DelimitedReader(TextFileReader):
@@ -28,7 +31,7 @@ class DelimitedReader(TextFileReader):
 
     def __init__(self, path: str | os.PathLike[str], fmt: str = "csv", chunk_size: int = 65536) -> None:
         super().__init__(path, chunk_size)
-        self._reader = csv.reader(self._lines, delimiter=_DELIMITERS[fmt], strict=True)
+        self._reader = csv.reader(self._lines, delimiter=DELIMITERS[fmt], strict=True)
         header = self._next_record()
         if header is None:
             raise InputError(self.source, "the file is empty; expected a header row", line=1)
@@ -99,29 +102,47 @@ def _check_header(source: str, names: list[str]) -> None:
 
 
 class DelimitedWriter:
-    """Write chunks as CSV or TSV to a text stream; the header comes from the first chunk.
-
-    Floats are written with ``repr`` (shortest exact form), NaN and missing values
-    as empty fields, lists and objects as JSON.
+    """Write chunks as CSV or TSV to a binary stream (UTF-8); the header comes from the
+    first chunk. Whole columns are turned into text at once (:mod:`coscore.io.cells`):
+    floats in ``repr`` form (shortest exact), NaN and missing values as empty fields,
+    lists and objects as JSON, quoting as the ``csv`` module's minimal quoting.
+    With ``bom``, the file starts with a UTF-8 byte order mark (for Excel).
     """
 
-    def __init__(self, stream: TextIO, fmt: str = "csv", target: str = "") -> None:
-        self._writer = csv.writer(stream, delimiter=_DELIMITERS[fmt], lineterminator="\n")
+    def __init__(self, stream: BinaryIO, fmt: str = "csv", target: str = "", bom: bool = False) -> None:
+        self._stream = stream
+        self._delimiter = DELIMITERS[fmt]
         self._columns: list[str] | None = None
         self._target = target
+        self._bom = bom
 
     def write(self, chunk: Chunk) -> None:
         """Append the rows of ``chunk``."""
         if self._columns is None:
             self._columns = list(chunk.columns)
-            self._writer.writerow(self._columns)
+            header = io.StringIO()
+            csv.writer(header, delimiter=self._delimiter, lineterminator="\n").writerow(self._columns)
+            self._stream.write(("\ufeff" if self._bom else "").encode() + header.getvalue().encode("utf-8"))
         elif chunk.columns != self._columns:
             _new_columns_error(self._target, self._columns, chunk)
-        cells = [_cells(chunk.pylist(name), chunk.types.get(name)) for name in self._columns]
-        self._writer.writerows(zip(*cells))
+        if not len(chunk):
+            return
+        alone = len(self._columns) == 1
+        texts = []
+        for name in self._columns:
+            text = text_column(chunk.data[name], chunk.types.get(name))
+            if alone or not _is_float(chunk.data[name], chunk.types.get(name)):  # numbers need no quotes
+                text = quoted(text, self._delimiter, alone)
+            texts.append(text)
+        self._stream.write(joined_lines(texts, self._delimiter))
 
     def close(self) -> None:
-        """Nothing to finish for text output."""
+        """Nothing to finish."""
+
+
+def _is_float(values: Any, declared: str | None) -> bool:
+    kind = getattr(values, "type", None)
+    return declared == "float64" or (kind is not None and pa.types.is_floating(kind))
 
 
 def _new_columns_error(target: str, header: list[str], chunk: Chunk) -> None:
@@ -133,31 +154,3 @@ def _new_columns_error(target: str, header: list[str], chunk: Chunk) -> None:
         f"(at or after this {chunk.unit}); write JSON Lines output, or give that key in an early row",
         **({chunk.unit: first} if first is not None else {}),
     )
-
-
-def _cells(values: list[Any], declared: str | None) -> list[str]:
-    """A column as CSV text; declared float and string columns take a fast path."""
-    if declared == "float64":
-        return ["" if v is None or v != v else repr(v) for v in values]
-    if declared == "str":  # every value is a str already
-        return values
-    if declared == "string" or all(type(v) is str for v in values):
-        return ["" if v is None else v for v in values]
-    return [_cell(v) for v in values]
-
-
-def _cell(value: Any) -> str:
-    """One value as CSV text."""
-    if isinstance(value, str):
-        return value
-    if value is None or value is MISSING:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return "" if math.isnan(value) else repr(value)
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, (list, dict)):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)

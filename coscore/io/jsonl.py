@@ -19,6 +19,9 @@ class JsonlReader(TextFileReader):
     to chunk); a row lacking a key holds :data:`MISSING` there.
     """
 
+    #: ``columns`` grows as keys appear (several files are not checked for equal columns).
+    columns_grow = True
+
     def __init__(self, path: str | os.PathLike[str], chunk_size: int = 65536) -> None:
         super().__init__(path, chunk_size)
         self.columns: list[str] = []

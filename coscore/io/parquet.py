@@ -1,7 +1,6 @@
-"""Parquet through pyarrow (the ``parquet`` extra), streamed in record batches."""
+"""Parquet through pyarrow, streamed in record batches."""
 from __future__ import annotations
 
-import glob
 import os
 import sys
 from collections.abc import Iterator
@@ -24,24 +23,9 @@ def _pyarrow() -> Any:
     return pyarrow
 
 
-def _expand(path: str) -> list[str]:
-    """The files a path or glob names, sorted; an error when there are none."""
-    if path == "-" or os.path.exists(path) or not glob.has_magic(path):
-        if path != "-" and not os.path.exists(path):
-            raise InputError(path, "no such file")
-        return [path]
-    files = sorted(glob.glob(path, recursive=True))
-    if not files:
-        raise InputError(path, "no file matches this pattern")
-    return files
-
-
 class ParquetReader:
-    """Read one Parquet file, standard input, or every file a glob matches (in sorted
-    order, which must share their column names), ``chunk_size`` rows at a time.
-
-    Row numbers in messages are 1-based and count across all the files.
-    """
+    """Read one Parquet file (or standard input) ``chunk_size`` rows at a time; its
+    columns stay Arrow arrays. Row numbers in messages are 1-based."""
 
     unit = "row"
 
@@ -51,49 +35,41 @@ class ParquetReader:
         self._pa = pa
         self.source = display_name(path)
         self._chunk_size = chunk_size
-        self._files = _expand(os.fspath(path))
-        first = self._open(self._files[0])
-        self.columns: list[str] = list(first.schema_arrow.names)
-        self._first = first
-        self.total_rows: int | None = None
+        self._file = self._open(os.fspath(path))
+        self.columns: list[str] = list(self._file.schema_arrow.names)
+        self.total_rows: int | None = self._file.metadata.num_rows
         self.total_bytes: int | None = None
-        if len(self._files) == 1:
-            self.total_rows = first.metadata.num_rows
 
     def _open(self, name: str) -> Any:
+        if name != "-" and not os.path.exists(name):
+            raise InputError(self.source, "no such file")
         try:
             if name == "-":
                 return self._pq.ParquetFile(self._pa.BufferReader(sys.stdin.buffer.read()))
             return self._pq.ParquetFile(name)
         except (OSError, self._pa.ArrowException) as exc:
-            raise InputError(display_name(name), f"not a readable Parquet file ({exc})") from None
+            raise InputError(self.source, f"not a readable Parquet file ({exc})") from None
 
     def chunks(self) -> Iterator[Chunk]:
         """The rows, at most ``chunk_size`` at a time."""
         row = 0
         yielded = False
-        for number, name in enumerate(self._files):
-            handle = self._first if number == 0 else self._open(name)
-            names = list(handle.schema_arrow.names)
-            if names != self.columns:
-                raise InputError(
-                    display_name(name), f"its columns {names} differ from those of {self._files[0]}: {self.columns}"
-                )
-            try:
-                for batch in handle.iter_batches(batch_size=self._chunk_size):
-                    n = batch.num_rows
-                    data = {col: batch.column(i) for i, col in enumerate(self.columns)}
-                    yield Chunk(list(self.columns), data, list(range(row + 1, row + n + 1)), "row", display_name(name))
-                    row += n
-                    yielded = True
-            except self._pa.ArrowException as exc:
-                raise InputError(display_name(name), f"cannot read: {exc}", row=row + 1) from None
+        try:
+            for batch in self._file.iter_batches(batch_size=self._chunk_size):
+                n = batch.num_rows
+                data = {col: batch.column(i) for i, col in enumerate(self.columns)}
+                yield Chunk(list(self.columns), data, range(row + 1, row + n + 1), "row", self.source)
+                row += n
+                yielded = True
+        except self._pa.ArrowException as exc:
+            raise InputError(self.source, f"cannot read: {exc}", row=row + 1) from None
         if not yielded:
-            data = {col: [] for col in self.columns}
-            yield Chunk(list(self.columns), data, [], "row", self.source)
+            empty = self._file.schema_arrow.empty_table()
+            data = {col: empty.column(i) for i, col in enumerate(self.columns)}
+            yield Chunk(list(self.columns), data, range(0), "row", self.source)
 
     def close(self) -> None:
-        """Nothing to close: pyarrow owns the file handles."""
+        """Nothing to close: pyarrow owns the file handle."""
 
 
 class ParquetWriter:

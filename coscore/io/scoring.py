@@ -1,10 +1,14 @@
 """Score a table chunk by chunk: read, score each chunk's answers, append the result
-columns, write. Memory stays bounded by the chunk size, whatever the file's length."""
+columns (Arrow arrays, made from the engine's arrays at once), write. Memory stays
+bounded by the chunk size, whatever the file's length."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
+import pyarrow as pa
 
 from .answers import AnswerColumns
 from .errors import InputError
@@ -45,7 +49,7 @@ class Totals:
 
 #: A scoring engine: (rule, list of answers, jobs) -> the rule's batch result
 #: (``scores``, ``combos``, ``errors`` as in :meth:`coscore.Rule.score_many`).
-Engine = Callable[[Any, list[list[str]], int], Any]
+Engine = Callable[[Any, list[Any], int], Any]
 
 
 def local_engine(rule: Any, answers: list[list[str]], jobs: int) -> Any:
@@ -61,8 +65,11 @@ def scored_chunks(
     jobs: int = 1,
     engine: Engine = local_engine,
     totals: Totals | None = None,
+    decimals: int | None = None,
 ) -> Iterator[Chunk]:
-    """Each chunk with the result columns appended (rows never dropped or reordered)."""
+    """Each chunk with the result columns appended as Arrow arrays (rows never dropped
+    or reordered). With ``decimals``, the score and combo columns are rounded to that
+    many decimal places (as ``numpy.round``: halves to even)."""
     combo_ids = list(rule.combo_ids)
     names = result_columns(combo_ids)
     types = {name: "float64" for name in names}
@@ -70,25 +77,30 @@ def scored_chunks(
     for chunk in chunks:
         answers = columns.answers(chunk)
         batch = engine(rule, answers, jobs)
-        scores = _floats(batch.scores)
-        errors = list(batch.errors)
-        if len(scores) != len(chunk) or len(errors) != len(chunk):
-            raise RuntimeError(f"the engine returned {len(scores)} scores for {len(chunk)} answers")
+        del answers  # freed before the chunk goes on: no collector pass walks its tuples
+        n = len(chunk)
+        if len(batch.scores) != n or len(batch.errors) != n:
+            raise RuntimeError(f"the engine returned {len(batch.scores)} scores for {n} answers")
         data = dict(chunk.data)
-        data[SCORE_COLUMN] = scores
+        data[SCORE_COLUMN] = _floats(batch.scores, decimals)
         for cid in combo_ids:
-            data[COMBO_PREFIX + cid] = _floats(batch.combos[cid])
-        data[ERROR_COLUMN] = errors
+            data[COMBO_PREFIX + cid] = _floats(batch.combos[cid], decimals)
+        errors = list(batch.errors)
+        failed = n - errors.count(None)
+        data[ERROR_COLUMN] = pa.array(errors, pa.string()) if failed else pa.nulls(n, pa.string())
         if totals is not None:
-            totals.rows += len(chunk)
-            totals.errors += sum(e is not None for e in errors)
+            totals.rows += n
+            totals.errors += failed
+        del batch, errors
         yield Chunk(
             [*chunk.columns, *names], data, chunk.lines, chunk.unit, chunk.source, chunk.position,
             {**chunk.types, **types},
         )
 
 
-def _floats(values: Any) -> list[float | None]:
-    """A float array as a list, NaN (a failed answer) as ``None``."""
-    listed = values.tolist() if hasattr(values, "tolist") else list(values)
-    return [None if v != v else v for v in listed]
+def _floats(values: Any, decimals: int | None) -> Any:
+    """A float array as an Arrow float64 array, NaN (a failed answer) as null."""
+    array = np.asarray(values, dtype=np.float64)
+    if decimals is not None:
+        array = np.round(array, decimals)
+    return pa.array(array, pa.float64(), from_pandas=True)

@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 #: Input formats (``coscore`` is the original CoScore dataset layout).
-INPUT_FORMATS: tuple[str, ...] = ("csv", "tsv", "jsonl", "parquet", "coscore")
+INPUT_FORMATS: tuple[str, ...] = ("csv", "tsv", "jsonl", "parquet", "xlsx", "coscore")
 #: Output formats.
-OUTPUT_FORMATS: tuple[str, ...] = ("csv", "tsv", "jsonl", "parquet")
+OUTPUT_FORMATS: tuple[str, ...] = ("csv", "tsv", "jsonl", "parquet", "xlsx")
 
 _EXTENSIONS = {
     ".csv": "csv",
@@ -19,6 +19,7 @@ _EXTENSIONS = {
     ".ndjson": "jsonl",
     ".parquet": "parquet",
     ".pq": "parquet",
+    ".xlsx": "xlsx",
 }
 
 
@@ -52,7 +53,8 @@ class Chunk:
         data: column name -> values (a list, or a ``pyarrow.Array`` for Parquet input);
             JSON Lines rows that lack a key hold :data:`MISSING` there.
         lines: for each row, where it starts in its file: a 1-based line number
-            (text formats) or row number (Parquet, see ``unit``).
+            (text formats) or row number (Parquet, see ``unit``); a ``range`` or
+            :class:`LazyLines` where the numbers are found only when asked for.
         unit: ``"line"`` or ``"row"``, what the numbers in ``lines`` count.
         source: the file the rows come from (as the user named it).
         position: bytes of input consumed after this chunk (for progress), or ``None``.
@@ -63,7 +65,7 @@ class Chunk:
 
     columns: list[str]
     data: dict[str, Sequence[Any]]
-    lines: list[int]
+    lines: Sequence[int]
     unit: str = "line"
     source: str = ""
     position: int | None = None
@@ -84,6 +86,24 @@ class Chunk:
     def where(self, index: int) -> dict[str, int]:
         """Keyword arguments locating row ``index`` for :class:`InputError`."""
         return {self.unit: self.lines[index]}
+
+
+class LazyLines(Sequence[int]):
+    """The line numbers of ``size`` rows, found by ``find()`` the first time one is read
+    (a columnar reader finds them by re-reading the file, only for an error message)."""
+
+    def __init__(self, size: int, find: Callable[[], Sequence[int]]) -> None:
+        self._size = size
+        self._find = find
+        self._lines: Sequence[int] | None = None
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        if self._lines is None:
+            self._lines = self._find()
+        return self._lines[index]
 
 
 def format_of(path: str | os.PathLike[str] | None, explicit: str | None = None, *, default: str | None = None) -> str:

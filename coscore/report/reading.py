@@ -6,8 +6,6 @@ import os
 import numpy as np
 
 from ..io import InputError, open_reader
-from ..io.delimited import DelimitedReader
-from ..io.legacy import LegacyReader
 from ..labelled import number_cell
 
 
@@ -21,7 +19,7 @@ def read_scored(
     humans: list[float] = []
     preds: list[float] = []
     with open_reader(path, fmt) as reader:
-        has_header = isinstance(reader, (DelimitedReader, LegacyReader))
+        has_header = reader.format in ("csv", "tsv", "coscore")
         for chunk in reader.chunks():
             for name in (label, pred):
                 if name not in chunk.data:

@@ -1,0 +1,168 @@
+"""The file path against its floor: ``coscore score`` end to end vs pyarrow's own I/O.
+
+    python benchmarks/files.py                  # 1,000,000 distinct rows per rule
+    python benchmarks/files.py --ten-million    # 10,000,000 (needs several GB to build the input)
+    python benchmarks/files.py --rows 200000 --rules lab-tools
+
+For the lane-change and lab-tools rules it builds ``--rows`` distinct answers (the
+``distinct`` workload of :mod:`benchmarks.workloads`, columns ``id, b0, ...``), writes them
+as CSV and Parquet, and measures in the same run:
+
+- ``coscore score`` CSV->CSV and Parquet->Parquet, end to end: a new process, from its
+  start to its exit (``python -m coscore``), and its peak RSS (the kernel's ``VmHWM`` of
+  that process, read as it exits);
+- the floor: pyarrow reading the same input (all columns as strings for CSV) plus writing
+  the same input and output columns (the scored file's table), in this process;
+- ``Rule.score_many`` in memory on the Python lists, and on the same answers as an Arrow
+  table of blank columns.
+
+The target is ``end to end <= 1.5 * (read + write) + score_many``; each line prints the
+ratio of the time to that budget (<= 1 meets it). Times are the best of ``--repeat`` runs.
+Timings on a loaded machine are noisy: compare ratios measured in one run.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import pyarrow as pa  # noqa: E402
+import pyarrow.csv as pa_csv  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
+
+import coscore  # noqa: E402
+from benchmarks import workloads  # noqa: E402
+
+RULES = ("lane-change", "lab-tools")
+
+#: Runs ``coscore`` as ``python -m coscore`` would, then writes the process's peak RSS
+#: (VmHWM, in kB) to the file named by COSCORE_BENCH_HWM.
+_LAUNCH = """
+import os, sys
+from coscore.cli import main
+try:
+    status = main(sys.argv[1:])
+finally:
+    with open('/proc/self/status') as f:
+        hwm = next((line.split()[1] for line in f if line.startswith('VmHWM')), '0')
+    with open(os.environ['COSCORE_BENCH_HWM'], 'w') as f:
+        f.write(hwm)
+sys.exit(status)
+"""
+
+
+def _best(fn, repeat: int) -> tuple[float, object]:
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - start)
+    return best, result
+
+
+def _command(args: list[str], folder: Path, repeat: int) -> tuple[float, float]:
+    """Best wall time (s) of ``coscore ARGS`` in a new process, and its peak RSS (MB)."""
+    hwm = folder / "hwm.txt"
+    env = dict(os.environ, COSCORE_BENCH_HWM=str(hwm), PYTHONPATH=str(ROOT))
+    best, peak = float("inf"), 0.0
+    for _ in range(repeat):
+        start = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-c", _LAUNCH, *args], env=env, capture_output=True, text=True)
+        elapsed = time.perf_counter() - start
+        if proc.returncode != 0:
+            raise SystemExit(f"coscore {' '.join(args)} failed ({proc.returncode}):\n{proc.stderr}")
+        best = min(best, elapsed)
+        peak = max(peak, int(hwm.read_text() or 0) / 1024)
+    return best, peak
+
+
+def _inputs(name: str, rows: int, folder: Path) -> tuple[list[list[str]], pa.Table]:
+    answers = workloads.distinct(name, rows)
+    width = max(len(a) for a in answers)
+    columns = {"id": pa.array([str(i) for i in range(rows)], pa.string())}
+    for i in range(width):
+        columns[f"b{i}"] = pa.array([a[i] if i < len(a) else "" for a in answers], pa.string())
+        for a in answers:  # the lists scored in memory are the same answers as the file's
+            while len(a) < width:
+                a.append("")
+    table = pa.table(columns)
+    pa_csv.write_csv(table, folder / "in.csv")
+    pq.write_table(table, folder / "in.parquet")
+    return answers, table
+
+
+def bench_rule(name: str, rows: int, folder: Path, repeat: int) -> dict:
+    rule_path = folder / f"{name}.rule.json"
+    rule_path.write_text(json.dumps(workloads.rule_source(name), ensure_ascii=False), encoding="utf-8")
+    rule = coscore.compile(rule_path)
+    answers, table = _inputs(name, rows, folder)
+    blanks = table.drop_columns(["id"])
+    out: dict = {"rule": name, "rows": rows}
+    out["score_many_lists_s"], _ = _best(lambda: rule.score_many(answers), repeat)
+    out["score_many_arrow_s"], _ = _best(lambda: rule.score_many(blanks), repeat)
+    del answers
+    string_types = {column: pa.string() for column in table.column_names}
+    for fmt in ("csv", "parquet"):
+        src, dst = folder / f"in.{fmt}", folder / f"out.{fmt}"
+        wall, peak = _command(["score", str(rule_path), str(src), "-o", str(dst), "--no-progress"], folder, repeat)
+        scored = pq.read_table(dst) if fmt == "parquet" else pa_csv.read_csv(dst, convert_options=pa_csv.ConvertOptions(
+            column_types={**string_types, "coscore_error": pa.string()}))
+        if fmt == "csv":
+            read = lambda: pa_csv.read_csv(src, convert_options=pa_csv.ConvertOptions(column_types=string_types))  # noqa: E731
+            write = lambda: pa_csv.write_csv(scored, folder / "floor.csv")  # noqa: E731
+        else:
+            read = lambda: pq.read_table(src)  # noqa: E731
+            write = lambda: pq.write_table(scored, folder / "floor.parquet")  # noqa: E731
+        read_s, _ = _best(read, repeat)
+        write_s, _ = _best(write, repeat)
+        budget = 1.5 * (read_s + write_s) + out["score_many_lists_s"]
+        out[fmt] = {"coscore_score_s": wall, "peak_rss_mb": peak, "pyarrow_read_s": read_s,
+                    "pyarrow_write_s": write_s, "budget_s": budget, "ratio_to_budget": wall / budget}
+        del scored
+    return out
+
+
+def _print(result: dict) -> None:
+    name, rows = result["rule"], result["rows"]
+    print(f"{name}, {rows:,} distinct rows")
+    lists, arrow = result["score_many_lists_s"], result["score_many_arrow_s"]
+    print(f"  score_many: lists {lists:.2f} s, Arrow table {arrow:.2f} s (Arrow/lists {arrow / lists:.2f})")
+    for fmt, label in (("csv", "CSV->CSV"), ("parquet", "Parquet->Parquet")):
+        r = result[fmt]
+        print(f"  coscore score {label}: {r['coscore_score_s']:.2f} s, peak RSS {r['peak_rss_mb']:.0f} MB; "
+              f"budget 1.5 x (read {r['pyarrow_read_s']:.2f} + write {r['pyarrow_write_s']:.2f}) + "
+              f"score_many {lists:.2f} = {r['budget_s']:.2f} s; ratio {r['ratio_to_budget']:.2f}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=int, default=1_000_000, help="distinct rows per rule (default 1,000,000)")
+    parser.add_argument("--ten-million", action="store_true", help="10,000,000 rows per rule")
+    parser.add_argument("--rules", nargs="+", default=list(RULES), choices=workloads.RULES)
+    parser.add_argument("--repeat", type=int, default=1, help="runs per measurement; the best counts")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON too")
+    args = parser.parse_args(argv)
+    rows = 10_000_000 if args.ten_million else args.rows
+    results = []
+    with tempfile.TemporaryDirectory(prefix="coscore-files-") as tmp:
+        for name in args.rules:
+            result = bench_rule(name, rows, Path(tmp), args.repeat)
+            _print(result)
+            sys.stdout.flush()
+            results.append(result)
+    if args.json:
+        print(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

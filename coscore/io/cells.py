@@ -1,0 +1,144 @@
+"""Columns as text cells, computed on whole Arrow arrays: numbers in the exact form
+Python's ``repr`` gives, and CSV/TSV quoting as the ``csv`` module's minimal quoting."""
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .table import MISSING
+
+#: Below and above these magnitudes Arrow and ``repr`` format floats differently
+#: (exponents): such values, rare in scores, are formatted by ``repr`` one by one.
+_PLAIN_LOW, _PLAIN_HIGH = 1e-4, 1e9
+
+
+def float_texts(values: Any) -> Any:
+    """A float64 Arrow array as strings, each ``repr(value)``; nulls stay null.
+
+    Scores take few distinct values: those are formatted once each and looked up."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    encoded = pc.dictionary_encode(values)
+    distinct = encoded.dictionary
+    if len(distinct) * 4 <= len(values) or len(distinct) <= 64:
+        texts = pa.array([repr(v) for v in distinct.to_numpy(zero_copy_only=False).tolist()], pa.string())
+        return texts.take(encoded.indices)
+    return _float_texts_at_once(values)
+
+
+def _float_texts_at_once(values: Any) -> Any:
+    """:func:`float_texts` for many distinct values: Arrow's conversion, with the forms
+    where it differs from ``repr`` put right."""
+    texts = pc.cast(values, pa.string())
+    numbers = values.to_numpy(zero_copy_only=False)
+    with np.errstate(invalid="ignore"):
+        size = np.abs(numbers)
+        odd = ((size < _PLAIN_LOW) & (size != 0)) | (size >= _PLAIN_HIGH)
+        whole = (numbers == np.floor(numbers)) & ~odd  # Arrow writes 1.0 as "1", repr as "1.0"
+    if whole.any():
+        texts = pc.if_else(pa.array(whole), pc.binary_join_element_wise(texts, ".0", ""), texts)
+    if odd.any():
+        texts = pc.replace_with_mask(texts, pa.array(odd), pa.array([repr(v) for v in numbers[odd].tolist()]))
+    return texts
+
+
+def text_column(values: Any, declared: str | None = None) -> Any:
+    """Any column (an Arrow array or a list) as an Arrow string array: strings as they
+    are, floats as ``repr``, booleans ``true``/``false``, lists and objects as JSON,
+    NaN, null and missing values as ``""``."""
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        kind = values.type
+        if pa.types.is_dictionary(kind):
+            values, kind = values.cast(kind.value_type), kind.value_type
+        if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+            texts = values
+        elif pa.types.is_floating(kind):
+            texts = float_texts(values.cast(pa.float64()))
+        elif pa.types.is_integer(kind) or pa.types.is_boolean(kind) or pa.types.is_null(kind):
+            texts = pc.cast(values, pa.string())
+        else:
+            return pa.array([cell_text(v) for v in values.to_pylist()], pa.string())
+        return pc.fill_null(texts, "")
+    if declared in ("str", "string"):
+        return pc.fill_null(pa.array(values, pa.string()), "")
+    if declared == "float64":
+        return pc.fill_null(float_texts(pa.array(values, pa.float64(), from_pandas=True)), "")
+    return pa.array([cell_text(v) for v in values], pa.string())
+
+
+def cell_text(value: Any) -> str:
+    """One value as text."""
+    if isinstance(value, str):
+        return value
+    if value is None or value is MISSING:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return "" if math.isnan(value) else repr(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def quoted(texts: Any, delimiter: str, alone: bool = False) -> Any:
+    """``texts`` quoted as the ``csv`` module's minimal quoting does: a value holding the
+    delimiter, a quote, a newline (or, unlike the ``csv`` module, a carriage return,
+    which other readers take for a line end) is enclosed in quotes, its quotes doubled; with
+    ``alone`` (a one-column table) the empty value is written ``""`` too."""
+    if isinstance(texts, pa.ChunkedArray):
+        texts = texts.combine_chunks()
+    need = _holding(texts, (delimiter + '"\n\r').encode())
+    if alone:
+        empty = pc.equal(pc.binary_length(texts), 0).to_numpy(zero_copy_only=False)
+        need = empty if need is None else need | empty
+    if need is None or not need.any():
+        return texts
+    enclosed = pc.binary_join_element_wise('"', pc.replace_substring(texts, '"', '""'), '"', "")
+    return pc.if_else(pa.array(need), enclosed, texts)
+
+
+def _holding(texts: Any, special: bytes) -> np.ndarray | None:
+    """A mask of the values of the string array ``texts`` holding one of the ASCII bytes
+    ``special``, found on its UTF-8 data buffer at once; ``None`` when none does."""
+    if len(texts) == 0:
+        return None
+    wide = pa.types.is_large_string(texts.type)
+    offsets = np.frombuffer(texts.buffers()[1], dtype=np.int64 if wide else np.int32)
+    offsets = offsets[texts.offset : texts.offset + len(texts) + 1]
+    data = texts.buffers()[2]
+    if data is None:
+        return None
+    raw = bytes(memoryview(data)[int(offsets[0]) : int(offsets[-1])])
+    if all(raw.find(bytes([b])) < 0 for b in special):  # memchr: the usual case, nothing to quote
+        return None
+    array = np.frombuffer(raw, dtype=np.uint8)
+    found = array == special[0]
+    for b in special[1:]:
+        found |= array == b
+    hits = np.flatnonzero(found)
+    rows = np.searchsorted(offsets, hits + int(offsets[0]), side="right") - 1
+    rows = rows[rows < len(texts)]
+    need = np.zeros(len(texts), dtype=bool)
+    need[rows] = True
+    return need
+
+
+def joined_lines(columns: list[Any], delimiter: str) -> bytes | memoryview:
+    """The rows of the text ``columns`` joined by ``delimiter``, each ended by ``\\n``,
+    as the bytes of one buffer."""
+    ended = pc.binary_join_element_wise(columns[-1], "", "\n")  # the last value ends its line
+    lines = pc.binary_join_element_wise(*columns[:-1], ended, delimiter) if len(columns) > 1 else ended
+    if isinstance(lines, pa.ChunkedArray):
+        lines = lines.combine_chunks()
+    if len(lines) == 0:
+        return b""
+    offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32)[lines.offset : lines.offset + len(lines) + 1]
+    return memoryview(lines.buffers()[2])[int(offsets[0]) : int(offsets[-1])]

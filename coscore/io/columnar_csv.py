@@ -1,0 +1,163 @@
+"""CSV and TSV files read in Arrow record batches (pyarrow's multi-threaded parser).
+
+Same results as :class:`~coscore.io.delimited.DelimitedReader` (every value a ``str``,
+empty cells ``""``, blank lines skipped except in a one-column file) without a Python
+object per cell. Problems the Arrow parser reports without a line (invalid UTF-8,
+a wrong number of fields, an unclosed quote) are located by re-reading the file with
+the line-by-line reader, which names the line; so are the line numbers of a chunk
+(:class:`~coscore.io.table.LazyLines`), found only if something asks for them.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.csv as pa_csv
+
+from ._text import display_name, size_of
+from .delimited import DELIMITERS, DelimitedReader
+from .errors import InputError
+from .table import Chunk, LazyLines
+
+#: Bytes the Arrow parser reads at a time.
+BLOCK_SIZE = 1 << 22
+
+
+class ColumnarDelimitedReader:
+    """Read a CSV or TSV file (not standard input) in chunks of ``chunk_size`` rows
+    whose columns are Arrow string arrays. ``columns`` is known once opened."""
+
+    unit = "line"
+
+    def __init__(self, path: str | os.PathLike[str], fmt: str = "csv", chunk_size: int = 65536) -> None:
+        self._path = os.fspath(path)
+        self._fmt = fmt
+        self.source = display_name(path)
+        self.total_bytes = size_of(path)
+        self._chunk_size = chunk_size
+        exact = DelimitedReader(path, fmt, chunk_size)  # the header, checked as always
+        self.columns: list[str] = exact.columns
+        exact.close()
+        self._file: Any = None
+        self._line_numbers: list[int] | None = None
+        self._consumed = sum(len(name.encode("utf-8")) + 1 for name in self.columns)
+
+    def _open(self) -> Any:
+        width = len(self.columns)
+        self._file = pa.OSFile(self._path)
+        return pa_csv.open_csv(
+            self._file,
+            read_options=pa_csv.ReadOptions(block_size=BLOCK_SIZE, use_threads=True),
+            parse_options=pa_csv.ParseOptions(
+                delimiter=DELIMITERS[self._fmt], quote_char='"', double_quote=True, escape_char=False,
+                newlines_in_values=True, ignore_empty_lines=width != 1,
+            ),
+            convert_options=pa_csv.ConvertOptions(
+                column_types={name: pa.string() for name in self.columns},
+                strings_can_be_null=False, quoted_strings_can_be_null=False,
+            ),
+        )
+
+    def chunks(self) -> Iterator[Chunk]:
+        """The data rows, ``chunk_size`` at a time (the last chunk may be shorter).
+
+        Each chunk is yielded once the next one is read, so that the last is checked
+        (for a quote left open) before it goes on."""
+        row = 0
+        held: Any = None
+        try:
+            reader = self._open()
+            if reader.schema.names != self.columns:
+                self._diagnose("the Arrow parser read another header")
+            for table in _rebatched(reader, self._chunk_size, reader.schema):
+                if held is not None:
+                    yield self._chunk(held, row)
+                    row += held.num_rows
+                held = table
+        except pa.ArrowException as exc:
+            self._diagnose(str(exc))
+        if held is None:
+            held = pa.table({name: pa.array([], pa.string()) for name in self.columns})
+        elif self._unclosed_quote(held.column(len(self.columns) - 1)[-1].as_py()):
+            self._diagnose("a quoted value runs to the end of the file")
+        last = self._chunk(held, row)
+        last.position = self.total_bytes  # the whole file is read
+        yield last
+
+    def _chunk(self, table: Any, start: int) -> Chunk:
+        data = {name: table.column(i) for i, name in enumerate(self.columns)}
+        n = table.num_rows
+        lines = LazyLines(n, lambda: self._lines()[start : start + n])
+        # bytes read so far, as near as the values tell (the parser reads ahead of them)
+        self._consumed += sum(_span(column) for column in data.values()) + n * len(self.columns)
+        position = min(self._consumed, self.total_bytes) if self.total_bytes else None
+        types = dict.fromkeys(self.columns, "str")
+        return Chunk(list(self.columns), data, lines, "line", self.source, position, types)
+
+    def _exact_chunks(self) -> Iterator[Chunk]:
+        exact = DelimitedReader(self._path, self._fmt, 1 << 16)
+        try:
+            yield from exact.chunks()
+        finally:
+            exact.close()
+
+    def _lines(self) -> list[int]:
+        """The line each data row starts on, by re-reading the file line by line."""
+        if self._line_numbers is None:
+            self._line_numbers = [line for chunk in self._exact_chunks() for line in chunk.lines]
+        return self._line_numbers
+
+    def _diagnose(self, problem: str) -> None:
+        """Re-read the file line by line to raise its error with the line; if that reader
+        finds none, say what the Arrow parser found."""
+        for _ in self._exact_chunks():
+            pass
+        raise InputError(self.source, f"cannot read: {problem}")
+
+    def _unclosed_quote(self, last_value: str) -> bool:
+        """Whether the file may end inside a quoted value (the Arrow parser takes the rest
+        of the file as that value): the last value ends the file right after a quote."""
+        raw = last_value.replace('"', '""').encode("utf-8")
+        if not raw:
+            return False
+        with open(self._path, "rb") as f:
+            f.seek(max(0, (self.total_bytes or 0) - len(raw) - 1))
+            tail = f.read()
+        return tail == b'"' + raw
+
+    def close(self) -> None:
+        """Close the file."""
+        if self._file is not None:
+            self._file.close()
+
+
+def _span(column: Any) -> int:
+    """The bytes of text a string column holds (from its offsets, without reading it)."""
+    total = 0
+    for chunk in column.chunks:
+        if len(chunk):
+            offsets = chunk.buffers()[1]
+            width = 8 if pa.types.is_large_string(chunk.type) else 4
+            first = int.from_bytes(offsets[chunk.offset * width : (chunk.offset + 1) * width], "little")
+            end = chunk.offset + len(chunk)
+            last = int.from_bytes(offsets[end * width : (end + 1) * width], "little")
+            total += last - first
+    return total
+
+
+def _rebatched(batches: Any, size: int, schema: Any) -> Iterator[Any]:
+    """The rows of ``batches`` as tables of exactly ``size`` rows (the last may be shorter)."""
+    pending: list[Any] = []
+    count = 0
+    for batch in batches:
+        pending.append(batch)
+        count += batch.num_rows
+        while count >= size:
+            table = pa.Table.from_batches(pending, schema)
+            yield table.slice(0, size)
+            rest = table.slice(size)
+            pending, count = rest.to_batches(), rest.num_rows
+    if count:
+        yield pa.Table.from_batches(pending, schema)
