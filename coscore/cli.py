@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from .io import INPUT_FORMATS, OUTPUT_FORMATS, AnswerColumns, InputError, open_reader, open_writer
+from .io import INPUT_FORMATS, OUTPUT_FORMATS, AnswerColumns, InputError, format_of, open_reader, open_writer
 from .io.scoring import Totals, check_no_clash, local_engine, scored_chunks
 
 PROG = "coscore"
@@ -335,7 +335,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 def _data_blanks(args: argparse.Namespace) -> tuple[int, int]:
     """The fewest and the most blanks among DATA's first rows (its header for tables; a
     table that looks like the original CoScore layout, text[,score], is read so)."""
-    fmt = args.format or _input_format(args.data)
+    fmt = format_of(args.data, args.format, default="csv")
     if fmt in ("csv", "tsv") and not args.blanks:
         with open_reader(args.data, fmt, 1) as reader:
             if reader.columns in (["text"], ["text", "score"]):
