@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .io import AnswerColumns, InputError, format_of, open_reader
+from .io import AnswerColumns, InputError, format_of, open_reader, split_blanks
 from .io.answers import ID_COLUMN
 
 #: Columns ``coscore score`` adds; never taken as blanks.
@@ -75,7 +75,9 @@ def read_table(
 ) -> Table:
     """Read ``path`` whole. Blank columns: ``blanks``, else every column except ``id``, the
     label, ``exclude`` and ``coscore score``'s result columns. A CSV/TSV whose header is
-    ``text`` or ``text,score`` is read in the original CoScore layout."""
+    ``text`` or ``text,score`` is read in the original CoScore layout, and so is the
+    ``text`` column of a file ``coscore score`` wrote from that layout (``text``,
+    ``score`` and ``coscore_*`` columns: blanks split on ``-``, the mark in ``score``)."""
     try:
         chosen = fmt or format_of(path)
     except ValueError as exc:
@@ -90,13 +92,21 @@ def read_table(
     with open_reader(path, chosen) as reader:
         source = reader.source
         names = blanks
+        legacy = False  # a file 'coscore score' wrote from the original layout: split 'text' on '-'
         if not names and chosen not in ("coscore", "jsonl"):
+            own = [c for c in reader.columns if not c.startswith(RESULT_PREFIX)]
+            legacy = own in (["text"], ["text", "score"]) and len(own) < len(reader.columns) \
+                and label in (None, "score") and not exclude
+            label = "score" if legacy and "score" in own else label
             skip = {ID_COLUMN, label, *exclude}
-            names = [c for c in reader.columns if c not in skip and not c.startswith(RESULT_PREFIX)]
+            names = [c for c in own if c not in skip]
         how = AnswerColumns.resolve(chosen, source, reader.columns, names or None, label)
         for chunk in reader.chunks():
             before = len(answers)
-            answers.extend(how.answers(chunk))
+            if legacy:
+                answers.extend(split_blanks("" if text is None else str(text)) for text in chunk.pylist("text"))
+            else:
+                answers.extend([a] if isinstance(a, str) else list(a) for a in how.answers(chunk))
             for name in chunk.columns:
                 columns.setdefault(name, [None] * before).extend(chunk.pylist(name))
             for values in columns.values():
