@@ -319,14 +319,13 @@ def cmd_check(args: argparse.Namespace) -> int:
         for d in diagnostics:
             print(f"{args.rule}: {d}")
         if report is not None:
-            bound = "exactly" if report.exact else "within"
             n = report.blanks_needed
             reads = f"needs {n} blank{'s' * (n != 1)}" if n else "needs no numbered blank"
             reads += " and reads them all ('*')" if report.reads_all_blanks else ""
             if blanks is not None:
                 have = str(blanks[0]) if blanks[0] == blanks[1] else f"{blanks[0]} to {blanks[1]}"
                 reads += f" (the data has {have} blank{'s' * (blanks[1] != 1)})"
-            print(f"{args.rule}: scores {bound} {report.score_min:g}–{report.score_max:g}; {reads}")
+            print(f"{args.rule}: {report.describe_range()}; {reads}")
         summary = f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"
         print(f"{args.rule}: {'ok' if not errors else 'invalid'} ({summary})")
     return EXIT_FAILED if errors else EXIT_OK

@@ -2,18 +2,30 @@
 the atom found (which EM key matched, which SM options hit or were excluded/removed, the
 OP key with the best LCS and its aligned characters, the CS counts).
 
-The evidence is recomputed here in plain Python from the atom's fields, following
-SEMANTICS.md; the hit and value shown are the engine's own (from :meth:`Rule.trace`).
+The hit and value shown are the engine's own (from :meth:`Rule.trace`). The evidence
+behind them is recomputed with the kernels' pure-Python twins (``coscore._fast.*_py``,
+the readable statement of each atom's semantics): the SM verdict of each group
+(:func:`~coscore._fast.substring_py.group_hits`), the LCS lengths
+(:func:`~coscore._fast.lcs_py.lcs_length`), the CS token counts
+(:func:`~coscore._fast.jaccard_py.tokens`, :func:`~coscore._fast.jaccard_py.multiset_counts`)
+and the choice of the best key (:func:`~coscore._fast._scorer_py.frac_max`). What only
+an explanation needs is added here: each SM option's part in the walk, and which
+characters one longest common subsequence aligns.
 
 >>> text = render(explain(rule, ["开始-前进"]), color=False)      # doctest: +SKIP
 """
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from ._fast._scorer_py import frac_max, frac_value
+from ._fast.jaccard_py import multiset_counts
+from ._fast.jaccard_py import tokens as cs_tokens
+from ._fast.lcs_py import lcs_length
+from ._fast.substring_py import group_hits
 
 # -- evidence per atom kind --------------------------------------------------------------
 
@@ -105,6 +117,9 @@ def sm_evidence(groups: Sequence[Sequence[str]], text: str) -> SMEvidence:
 
 
 def _walk_group(options: Sequence[str], text: str) -> SMGroup:
+    """Each option's part in the group's walk; whether the group counts is the twin's
+    verdict (:func:`group_hits`), which the walk reaches by the same steps."""
+    counted = group_hits(options, text)
     steps: list[SMStep] = []
     for index, option in enumerate(options):
         if option == "":
@@ -117,7 +132,7 @@ def _walk_group(options: Sequence[str], text: str) -> SMGroup:
         if option[0] == "~" and option[1:] in text:
             text = text.replace(option[1:], "")
             removed = True
-        if option in text:
+        if option in text and counted:
             steps.append(SMStep(option, "counted"))
             return SMGroup(steps + _unreached(options, index), True, text)
         steps.append(SMStep(option, "removed" if removed else "absent"))
@@ -130,7 +145,8 @@ def _unreached(options: Sequence[str], index: int) -> list[SMStep]:
 
 def lcs_alignment(key: str, text: str) -> tuple[int, list[bool], list[bool]]:
     """The length of a longest common subsequence of ``key`` and ``text`` (over code
-    points) and, for one such subsequence, which characters of each take part."""
+    points, :func:`lcs_length`) and, for one such subsequence, which characters of each
+    take part (a table of suffix LCS lengths, walked forwards)."""
     n, m = len(key), len(text)
     table = [[0] * (m + 1) for _ in range(n + 1)]
     for i in range(n - 1, -1, -1):
@@ -149,59 +165,45 @@ def lcs_alignment(key: str, text: str) -> tuple[int, list[bool], list[bool]]:
             j += 1
         else:
             i += 1
-    return table[0][0], key_hit, text_hit
+    return lcs_length(key, text), key_hit, text_hit
 
 
 def op_evidence(threshold: float, keys: Sequence[str], text: str) -> OPEvidence:
     """LCS(key, text) / len(key) for each key, and the alignment of the best one."""
-    scores = []
-    alignments = {}
-    for key in keys:
-        length, key_hit, text_hit = lcs_alignment(key, text) if key else (0, [], [False] * len(text))
-        scores.append(KeyScore(key, length, len(key), length / len(key) if key else 0.0))
-        alignments.setdefault(key, (key_hit, text_hit))
+    scores = [_key_score(key, lcs_length(key, text), len(key)) for key in keys]
     best = _best(scores)
-    key_hit, text_hit = alignments[best.key] if best else ([], [False] * len(text))
+    if best is not None and best.numerator:
+        _, key_hit, text_hit = lcs_alignment(best.key, text)
+    else:
+        key_hit, text_hit = [False] * len(best.key if best else ""), [False] * len(text)
     return OPEvidence(threshold, scores, best, key_hit, text_hit)
-
-
-def cs_tokens(text: str) -> list[str]:
-    """The characters CS compares: each lowercased on its own, whitespace dropped; a
-    character whose lowercase is longer than one code point (``İ``) stays as it is."""
-    out = []
-    for c in text:
-        if c.isspace():
-            continue
-        low = c.lower()
-        out.append(low if len(low) == 1 else c)
-    return out
 
 
 def cs_evidence(threshold: float, keys: Sequence[str], text: str) -> CSEvidence:
     """Σ min(counts) / Σ max(counts) for each key, and the counts for the best one."""
-    text_counts = Counter(cs_tokens(text))
-    scores = []
-    for key in keys:
-        key_counts = Counter(cs_tokens(key))
-        chars = key_counts.keys() | text_counts.keys()
-        low = sum(min(key_counts[c], text_counts[c]) for c in chars)
-        high = sum(max(key_counts[c], text_counts[c]) for c in chars)
-        scores.append(KeyScore(key, low, high, low / high if high else 0.0))
+    text_counts = cs_tokens(text)
+    scores = [_key_score(key, *multiset_counts(cs_tokens(key), text_counts)) for key in keys]
     best = _best(scores)
     counts: list[tuple[str, int, int]] = []
     if best is not None:
-        key_counts = Counter(cs_tokens(best.key))
-        order = list(dict.fromkeys(cs_tokens(best.key) + cs_tokens(text)))
-        counts = [(c, key_counts[c], text_counts[c]) for c in order]
+        key_counts = cs_tokens(best.key)
+        counts = [(c, key_counts[c], text_counts[c]) for c in dict.fromkeys([*key_counts, *text_counts])]
     return CSEvidence(threshold, scores, best, counts)
 
 
+def _key_score(key: str, numerator: int, denominator: int) -> KeyScore:
+    """A key's fraction, divided as the kernels divide it (0 for an empty fraction)."""
+    return KeyScore(key, numerator, denominator, frac_value((numerator, denominator)) if denominator else 0.0)
+
+
 def _best(scores: Sequence[KeyScore]) -> KeyScore | None:
-    """The first key with the highest similarity (``None`` when there are no keys)."""
-    best = None
+    """The key the kernels pick (:func:`frac_max`: the first of the largest fractions), or
+    the first key when none is above 0; ``None`` when there are no keys."""
+    best, fraction = (scores[0] if scores else None), (0, 1)
     for score in scores:
-        if best is None or score.similarity > best.similarity:
-            best = score
+        larger = frac_max(fraction, score.numerator, score.denominator)
+        if larger != fraction:
+            best, fraction = score, larger
     return best
 
 

@@ -105,36 +105,75 @@ def test_max_dominated_combo():
 def test_score_range():
     lab = rule(("M(0,T(0))==3", 10, "value"), ("M(0,T(0))==2", 5, "value"), mode="MAX")
     report = check_rule(lab)
-    assert (report.score_min, report.score_max, report.exact) == (0, 10, False)
+    assert (report.score_min, report.score_max, report.exact) == (0, 10, True)  # "abc" reaches 10
+    assert report.describe_range() == "scores exactly 0–10"
     one = check_rule(rule(("M(0,T(0))", 2, "value")))
     assert (one.score_min, one.score_max, one.exact) == (0, 6, True)
     logic = check_rule(rule(("G(0,T(0))", 4, "logic"), ("True", 1, "logic")))
     assert (logic.score_min, logic.score_max, logic.exact) == (1, 5, True)
     wide = check_rule(rule(("F(0)", 1, "value")))
     assert (wide.score_min, wide.score_max, wide.exact) == (0, 10, False)
+    assert wide.describe_range() == "scores within 0–10"
+    # always 5, but the types see two independent combos: bounds only
+    either = check_rule(rule(("G(2,T(0))", 5, "logic"), ("not G(2,T(0))", 5, "logic")))
+    assert (either.score_min, either.score_max, either.exact) == (0, 10, False)
 
 
-def _corpus_rules() -> list[tuple[dict, int]]:
-    """Every corpus rule all of whose answers score without errors, with the fewest blanks
-    among its answers."""
+def test_a_rule_every_answer_fails_has_no_score_range():
+    report = check_rule(rule(("T(0) > 3", 2, "logic")))
+    assert report.always_fails and report.describe_range() == "every answer fails: no score"
+    assert report.to_dict()["score_range"] is None
+    assert not check_rule(rule(("G(0,T(0)) or T(0) > 3", 2, "logic"))).always_fails
+
+
+def test_witnesses_reach_the_ends_of_the_demo_rules(demo_rules):
+    for name, source in demo_rules.items():
+        report = check_rule(coscore.compile(source), blanks=1)
+        assert (report.score_min, report.score_max, report.exact) == (0, 10, True), name
+
+
+def _corpus_rules() -> list[tuple[dict, list[dict]]]:
+    """Every corpus rule that compiles, with the cases that score without an error."""
     groups: dict[str, list[dict]] = defaultdict(list)
     for case in load_cases():
         groups[json.dumps(case["rule"], sort_keys=True)].append(case)
-    out = []
-    for cases in groups.values():
-        if all("error" not in c["expect"] for c in cases):
-            out.append((cases[0]["rule"], min(len(c["answers"]) for c in cases)))
-    return out
+    return [(cases[0]["rule"], [c for c in cases if "error" not in c["expect"]]) for cases in groups.values()]
 
 
-def test_no_false_error_on_the_corpora():
-    rules = _corpus_rules()
-    assert len(rules) > 100
-    for source, blanks in rules:
+def _combo_of(d) -> str | None:
+    return d.path.split(".")[1] if d.path.startswith("combos.") else None
+
+
+def test_the_checker_is_sound_on_the_corpora():
+    """On every corpus rule, for every blank count its answers have (and unknown): no
+    error where some answer scores; no combo called never true, always 0 or never
+    reaching the MAX total where some answer shows otherwise; every score and combo
+    value within the ranges the checker gives."""
+    checked = 0
+    for source, scored in _corpus_rules():
         try:
             r = coscore.compile(source)
         except coscore.RuleError:
             continue
-        for given in (None, blanks):
-            errors = [d for d in check_rule(r, given).diagnostics if d.severity == "error"]
-            assert errors == [], (source, given, [str(d) for d in errors])
+        for blanks in [None, *sorted({len(c["answers"]) for c in scored})]:
+            cases = [c for c in scored if blanks is None or len(c["answers"]) == blanks]
+            if not cases:
+                continue
+            checked += 1
+            report = check_rule(r, blanks)
+            assert not report.always_fails, source
+            for d in report.diagnostics:
+                assert d.severity == "warning", (source, blanks, str(d))
+                combo = _combo_of(d)
+                values = [c["expect"]["combos"][combo] for c in cases] if combo else []
+                if "never true" in d.message or "contributes 0" in d.message:
+                    assert all(v == 0 for v in values), (source, str(d))
+                if "never reaches the MAX total" in d.message:
+                    for c in cases:
+                        others = [v for k, v in c["expect"]["combos"].items() if k != combo]
+                        assert c["expect"]["combos"][combo] <= max(others), (source, str(d), c["id"])
+            for c in cases:
+                assert report.score_min <= c["expect"]["score"] <= report.score_max, (source, c["id"])
+                for combo in report.combos:
+                    assert combo.lo <= c["expect"]["combos"][combo.id] <= combo.hi, (source, combo.id, c["id"])
+    assert checked > 700

@@ -138,15 +138,26 @@ class TypeReport:
     score_min: float
     score_max: float
     exact: bool
+    always_fails: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready form (the diagnostics excluded: the caller lists them)."""
+        """A JSON-ready form (the diagnostics excluded: the caller lists them);
+        ``score_range`` is ``None`` when every answer fails."""
+        scores = None if self.always_fails else {"min": self.score_min, "max": self.score_max, "exact": self.exact}
         return {
             "blanks_needed": self.blanks_needed,
             "reads_all_blanks": self.reads_all_blanks,
-            "score_range": {"min": self.score_min, "max": self.score_max, "exact": self.exact},
+            "always_fails": self.always_fails,
+            "score_range": scores,
             "combos": [c.to_dict() for c in self.combos],
         }
+
+    def describe_range(self) -> str:
+        """The score range in words: ``scores exactly 0–10``, ``scores within 0–10``, or
+        that every answer fails."""
+        if self.always_fails:
+            return "every answer fails: no score"
+        return f"scores {'exactly' if self.exact else 'within'} {_show(self.score_min)}–{_show(self.score_max)}"
 
 
 def _finite(x: float) -> float | None:
@@ -407,6 +418,10 @@ def check_rule(rule: Any, blanks: int | tuple[int, int] | None = None) -> TypeRe
     ``blanks`` is how many blanks the data's answers have (``(fewest, most)`` when they
     differ; ``None``: unknown). Sure failures are
     errors; failures only some answers reach, and what never counts, are warnings.
+
+    The range of the total comes from the types (sound bounds); it is ``exact`` when
+    answers built from the atoms' own keys and options (:func:`witnesses`), scored by
+    the rule, reach both ends.
     """
     spec = rule.spec
     atom_kinds = {aid: (a.kind, len(a.groups)) for aid, a in spec.atoms.items()}
@@ -440,8 +455,44 @@ def check_rule(rule: Any, blanks: int | tuple[int, int] | None = None) -> TypeRe
         diagnostics.append(Diagnostic("combos", "no combos: every answer scores 0", severity="warning"))
     elif spec.combo_mode == "MAX":
         diagnostics.extend(_dominated(combos))
-    score_min, score_max, exact = _total_range(combos, spec.combo_mode)
-    return TypeReport(diagnostics, combos, needed, all_blanks, score_min, score_max, exact)
+    score_min, score_max, _ = _total_range(combos, spec.combo_mode)
+    always_fails = any(d.severity == "error" for d in diagnostics)
+    exact = False
+    if not always_fails:
+        count = max(needed, 1) if blanks is None else (blanks if isinstance(blanks, int) else blanks[1])
+        reached = [s for s in rule.score_many(witnesses(rule, max(count, needed, 1))).scores.tolist() if s == s]
+        if reached:
+            score_min, score_max = min(score_min, min(reached)), max(score_max, max(reached))
+            exact = min(reached) == score_min and max(reached) == score_max
+    return TypeReport(diagnostics, combos, needed, all_blanks, score_min, score_max, exact, always_fails)
+
+
+#: The most texts :func:`witnesses` draws from, and the most blanks it varies one by one.
+WITNESS_TEXTS, WITNESS_BLANKS = 400, 8
+
+
+def witnesses(rule: Any, blanks: int) -> list[list[str]]:
+    """Answers of ``blanks`` blanks likely to reach the ends of ``rule``'s score range:
+    every blank empty, ``"null"``, each EM/OP/CS key, each SM option that can count (and
+    one option of every group at once), all of them joined; each text in every blank at
+    once and in one blank with the others empty."""
+    texts: dict[str, None] = {"": None, "null": None}
+    for atom in rule.atoms.values():
+        if atom.kind == "SM":
+            firsts = []
+            for group in atom.groups:
+                options = [o for o in group if o and o[0] not in "!~"]
+                texts.update(dict.fromkeys(options))
+                firsts.extend(options[:1])
+            texts["".join(firsts)] = None
+        else:
+            texts.update(dict.fromkeys(atom.keys))
+    pool = list(texts)[:WITNESS_TEXTS]
+    pool.append("".join(pool))
+    out = [[t] * blanks for t in pool]
+    if 1 < blanks <= WITNESS_BLANKS:
+        out += [[t if i == j else "" for j in range(blanks)] for t in pool for i in range(blanks)]
+    return out
 
 
 def _contribution(t: Type, mode: str, score: float) -> tuple[float, float]:
