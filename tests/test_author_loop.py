@@ -30,10 +30,25 @@ def test_check_finds_what_the_issue_listed(tmp_path):
     assert "combos.A.combo, column 6: '>' orders text against a number: always fails" in out
     assert "combos.B.combo, column 8: reads blank 1, but the data has 1 blank" in out
     assert "score 20 is outside the 0–10 scale" in out and "score -2 is outside" in out
-    assert "scores within 0–10" in out
+    assert "every answer fails: no score; needs 2 blanks (the data has 1 blank)" in out
     report = json.loads(text(run("check", rule, "--data", data, "--json"))[0])
     assert report["errors"] == 2 and report["data_blanks"] == {"min": 1, "max": 1} and report["blanks_needed"] == 2
-    assert report["score_range"] == {"min": 0.0, "max": 10.0, "exact": False}
+    assert report["always_fails"] and report["score_range"] is None
+
+
+def test_check_prints_the_score_range(tmp_path):
+    rule = write_rule(tmp_path, {
+        "A": {"combo": "M(0, T(0))", "score": 3, "mode": "value"},
+        "B": {"combo": "G(0, T(0))", "score": 2, "mode": "logic"},
+        "C": {"combo": "F(0) > 100", "score": 1, "mode": "logic"},
+    }, "MAX")
+    out, _ = text(run("check", rule))
+    assert "combos.B: warning: never reaches the MAX total" in out
+    assert "scores exactly 0–6; needs 1 blank" in out
+    report = json.loads(text(run("check", rule, "--json"))[0])
+    assert report["score_range"] == {"min": 0.0, "max": 6.0, "exact": True}
+    assert [c["contribution"] for c in report["combos"]] == [{"min": 0, "max": 6}, {"min": 0, "max": 2},
+                                                            {"min": 0, "max": 1}]
 
 
 def test_check_no_combos(tmp_path):

@@ -102,6 +102,30 @@ def test_max_dominated_combo():
     assert "never reaches the MAX total" in problems[0][2]
 
 
+# what only the case analysis (coscore.expr.cases) finds: (combos, mode, path, a word the message holds)
+CASES = [
+    ([("M(0,T(0))", 3, "value"), ("G(0,T(0))", 1, "logic")], "MAX", "combos.B", "never reaches the MAX total"),
+    ([("M(0,T(0)) >= 2 and M(0,T(0)) < 1", 4, "logic")], "ADD", "combos.A", "never true whatever its atoms find"),
+    ([("G(0,T(0))", 20, "logic"), ("G(0,T(0))", -2, "logic")], "ADD", "combos.B", "never changes the total"),
+    ([("(G(2,T(0)) - G(2,T(0))) * 3", 1, "value")], "ADD", "combos.A", "always contributes 0"),
+]
+
+
+@pytest.mark.parametrize("combos, mode, path, word", CASES)
+def test_case_analysis(combos, mode, path, word):
+    problems = [p for p in found(rule(*combos, mode=mode)) if p[1] == path and word in p[2]]
+    assert [s for s, _, _ in problems] == ["warning"], found(rule(*combos, mode=mode))
+
+
+def test_case_analysis_leaves_other_rules_to_the_types():
+    from coscore.expr.cases import outcomes
+
+    for combo in ("T(0) == 'a'", "F(0) > 1", "Q(0)", "M(1, T(0)) > 0.5", "G(0, 'x' if G(2,T(0)) else 'y')"):
+        assert outcomes(rule((combo, 1, "logic")).spec, 1) is None, combo
+    found_ = outcomes(rule(("G(1, T(0)) and M(0, T(0) + T(1)) > 1", 2, "logic")).spec, 2)
+    assert found_.cases == 2 * 4 and found_.totals == {0, 2}
+
+
 def test_score_range():
     lab = rule(("M(0,T(0))==3", 10, "value"), ("M(0,T(0))==2", 5, "value"), mode="MAX")
     report = check_rule(lab)
@@ -114,9 +138,13 @@ def test_score_range():
     wide = check_rule(rule(("F(0)", 1, "value")))
     assert (wide.score_min, wide.score_max, wide.exact) == (0, 10, False)
     assert wide.describe_range() == "scores within 0–10"
-    # always 5, but the types see two independent combos: bounds only
+    # always 5: the types see two independent combos, the cases see one call
     either = check_rule(rule(("G(2,T(0))", 5, "logic"), ("not G(2,T(0))", 5, "logic")))
-    assert (either.score_min, either.score_max, either.exact) == (0, 10, False)
+    assert (either.score_min, either.score_max, either.exact) == (5, 5, True)
+    # never true (EM "a" hit means SM "a,b,c" hits), but two atoms vary independently: bounds
+    never = check_rule(rule(("G(2,T(0)) and not G(0,T(0))", 5, "logic")))
+    assert (never.score_min, never.score_max, never.exact) == (0, 5, False)
+    assert never.describe_range() == "scores within 0–5"
 
 
 def test_a_rule_every_answer_fails_has_no_score_range():
@@ -140,6 +168,12 @@ def _corpus_rules() -> list[tuple[dict, list[dict]]]:
     return [(cases[0]["rule"], [c for c in cases if "error" not in c["expect"]]) for cases in groups.values()]
 
 
+def _total(values: list, mode: str) -> float:
+    """The clamped total of some combos' values (0 without any)."""
+    raw = (sum(values) if mode == "ADD" else max(values)) if values else 0
+    return min(10, max(0, raw))
+
+
 def _combo_of(d) -> str | None:
     return d.path.split(".")[1] if d.path.startswith("combos.") else None
 
@@ -147,7 +181,7 @@ def _combo_of(d) -> str | None:
 def test_the_checker_is_sound_on_the_corpora():
     """On every corpus rule, for every blank count its answers have (and unknown): no
     error where some answer scores; no combo called never true, always 0 or never
-    reaching the MAX total (above every other combo and 0) where some answer shows otherwise; every score and combo
+    reaching the MAX total or never changing the total where some answer's total shows otherwise; every score and combo
     value within the ranges the checker gives."""
     checked = 0
     for source, scored in _corpus_rules():
@@ -168,10 +202,10 @@ def test_the_checker_is_sound_on_the_corpora():
                 values = [c["expect"]["combos"][combo] for c in cases] if combo else []
                 if "never true" in d.message or "contributes 0" in d.message:
                     assert all(v == 0 for v in values), (source, str(d))
-                if "never reaches the MAX total" in d.message:
+                if "never reaches the MAX total" in d.message or "never changes the total" in d.message:
                     for c in cases:
                         others = [v for k, v in c["expect"]["combos"].items() if k != combo]
-                        assert c["expect"]["combos"][combo] <= max(others, default=0), (source, str(d), c["id"])
+                        assert _total(others, source["comboMode"]) == c["expect"]["score"], (source, str(d), c["id"])
             for c in cases:
                 assert report.score_min <= c["expect"]["score"] <= report.score_max, (source, c["id"])
                 for combo in report.combos:

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..diagnostics import Diagnostic
+from .cases import Outcomes, outcomes
 from .evaluate import compile_tree
-from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary
+from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary, walk
 
 NUMBERS = frozenset({"bool", "int", "float"})
 ANY = frozenset({"str"}) | NUMBERS
@@ -459,7 +460,12 @@ def check_rule(rule: Any, blanks: int | tuple[int, int] | None = None) -> TypeRe
     always_fails = any(d.severity == "error" for d in diagnostics)
     exact = False
     if not always_fails:
-        count = max(needed, 1) if blanks is None else (blanks if isinstance(blanks, int) else blanks[1])
+        count = _blank_count(spec) if blanks is None else (blanks if isinstance(blanks, int) else blanks[1])
+        found = outcomes(spec, count)
+        if found is not None and found.scored:
+            diagnostics.extend(_never_counting(spec, combos, found, diagnostics))
+            if found.totals:
+                score_min, score_max = max(score_min, min(found.totals)), min(score_max, max(found.totals))
         reached = [s for s in rule.score_many(witnesses(rule, max(count, needed, 1))).scores.tolist() if s == s]
         if reached:
             score_min, score_max = min(score_min, min(reached)), max(score_max, max(reached))
@@ -492,6 +498,45 @@ def witnesses(rule: Any, blanks: int) -> list[list[str]]:
     out = [[t] * blanks for t in pool]
     if 1 < blanks <= WITNESS_BLANKS:
         out += [[t if i == j else "" for j in range(blanks)] for t in pool for i in range(blanks)]
+    return out
+
+
+def _blank_count(spec: Any) -> int:
+    """The most blanks any part of the combos reads by number (at least 1)."""
+    count = 1
+    for combo in spec.combos:
+        for node in walk(combo.tree):
+            if isinstance(node, Call) and node.op in "TLQFS" and isinstance(node.args[0], Const):
+                n = node.args[0].value
+                if isinstance(n, int) and not isinstance(n, bool):
+                    count = max(count, n + 1 if n >= 0 else -n)
+    return count
+
+
+def _never_counting(spec: Any, combos: list[ComboType], found: Outcomes,
+                    known: list[Diagnostic]) -> list[Diagnostic]:
+    """What the case analysis (:mod:`.cases`) adds: each combo's contribution narrowed to
+    the values it takes, and warnings for combos that never count or never change the
+    total, unless the types already said so."""
+    flagged = {d.path.split(".")[1] for d in known if d.path.startswith("combos.") and d.severity == "warning"
+               and ("never" in d.message or "always contributes 0" in d.message)}
+    out = []
+    for combo, tried, values, irrelevant in zip(combos, found.tried, found.contributions, found.irrelevant):
+        if not tried:
+            continue
+        combo.lo, combo.hi = max(combo.lo, min(values)), min(combo.hi, max(values))
+        if combo.id in flagged:
+            continue
+        path = f"combos.{combo.id}"
+        if values == {0}:
+            message = "never true" if combo.mode == "logic" else "always contributes 0"
+            out.append(Diagnostic(path, f"{message} whatever its atoms find: this combo never counts", severity="warning"))
+        elif irrelevant and len(combos) > 1:
+            if spec.combo_mode == "MAX":
+                why = "never reaches the MAX total: whatever the atoms find, another combo gives as much"
+            else:
+                why = "never changes the total: whatever the atoms find, the 0–10 clamp gives the same total without it"
+            out.append(Diagnostic(path, why, severity="warning"))
     return out
 
 
