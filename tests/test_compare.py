@@ -87,6 +87,8 @@ def test_compare_command(tmp_path):
     first = result["scorers"][0]
     assert set(first["qwk"]) == {"value", "ci"} and {"exact_agreement", "rmse", "r2", "kappa"} <= set(first)
     assert first["rule_sha256"] and result["date"]
+    assert [level["mark"] for level in first["levels"]] == [0, 1, 2, 3, 4]
+    assert sum(level["n"] for level in first["levels"]) == 30
     (pair,) = result["pairs"]
     assert pair["a"] == "traffic-light.rule.json" and pair["b"] == "teacher2"
     assert set(pair["qwk_difference"]) == {"value", "ci"}
@@ -98,6 +100,7 @@ def test_compare_command(tmp_path):
     assert page.count("data:image/png;base64,") == 3 and "<script" not in page
     plain, _ = text(run("compare", data, "--label", "mark", rule, "teacher2", "--resamples", "50"))
     assert "paired QWK difference" in plain and "rows where the scorers disagree" in plain
+    assert "by mark level: n, then each scorer's mean score / exact agreement" in plain
 
 
 def test_compare_errors(tmp_path):

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..labelled import Table
 from .bootstrap import RESAMPLES, SEED, interval, resamples
-from .sections import Provenance, json_ready
+from .sections import LevelStats, Provenance, json_ready, level_stats
 from .stats import Agreement, agreement, round_half_up
 
 #: The figures compared, in order (fields of :class:`.stats.Agreement`).
@@ -50,18 +50,21 @@ class Estimate:
 
 @dataclass
 class ScorerResult:
-    """One scorer's figures (``agreement``) and their intervals (``estimates``)."""
+    """One scorer's figures (``agreement``), their intervals (``estimates``) and its
+    figures per mark level (``levels``)."""
 
     name: str
     kind: str
     rule_sha256: str | None
     agreement: Agreement
     estimates: dict[str, Estimate]
+    levels: list[LevelStats] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "kind": self.kind, "rule_sha256": self.rule_sha256}
         out.update({key: e.to_dict() for key, e in self.estimates.items()})
         out["confusion"] = self.agreement.confusion
+        out["levels"] = [asdict(level) for level in self.levels]
         return out
 
 
@@ -134,7 +137,8 @@ def compare(table: Table, scorers: list[Scorer], date: str, count: int = RESAMPL
         estimates = {key: Estimate(getattr(overall, key), interval([getattr(a, key) for a in per_draw[s.name]]))
                      for key in FIGURES}
         digest = s.provenance.rule_sha256 if s.provenance else None
-        results.append(ScorerResult(s.name, "rule" if s.rule is not None else "column", digest, overall, estimates))
+        results.append(ScorerResult(s.name, "rule" if s.rule is not None else "column", digest, overall, estimates,
+                                    level_stats(h, preds[s.name])))
     pairs = []
     for a, b in combinations(results, 2):
         value = _difference(a.agreement.qwk, b.agreement.qwk)

@@ -61,15 +61,20 @@ def png(fig: Any) -> str:
 
 def scorer_figure(names: Sequence[str], values: Sequence[float | None], intervals: Sequence[tuple | None],
                   label: str) -> Any:
-    """One bar per scorer with its 95 % interval as an error bar (``label`` names the figure)."""
-    fig = figure(6, 0.6 + 0.45 * len(names))
+    """One point per scorer with its 95 % interval as an error bar, on an axis zoomed to
+    the intervals so that differences show (``label`` names the figure)."""
+    fig = figure(6, 0.9 + 0.45 * len(names))
     ax = fig.add_subplot()
     y = np.arange(len(names))
     shown = [np.nan if v is None else v for v in values]
     lo = [0 if v is None or ci is None or ci[0] is None else v - ci[0] for v, ci in zip(values, intervals)]
     hi = [0 if v is None or ci is None or ci[1] is None else ci[1] - v for v, ci in zip(values, intervals)]
-    ax.barh(y, shown, xerr=[lo, hi], color="#4c72b0", capsize=4)
+    ax.errorbar(shown, y, xerr=[lo, hi], fmt="o", color="#4c72b0", capsize=5, markersize=7)
+    for yi, v in zip(y, values):
+        if v is not None:
+            ax.annotate(f"{v:.3f}", (v, yi), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
     ax.set_yticks(y, list(names))
-    ax.invert_yaxis()
+    ax.set_ylim(len(names) - 0.4, -0.6)
+    ax.grid(axis="x", alpha=0.3)
     ax.set_xlabel(label)
     return fig

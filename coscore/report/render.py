@@ -94,6 +94,7 @@ td {{ font-variant-numeric: tabular-nums; vertical-align: top; }}
 .ok {{ color: #17692c; font-weight: bold; }} .low {{ color: #b00020; font-weight: bold; }} .na {{ color: #777; }}
 img {{ max-width: 100%; }} .note, .meta {{ color: #555; font-size: .9em; }}
 .why {{ font-family: ui-monospace, monospace; font-size: .85em; white-space: pre-wrap; }}
+.side {{ display: flex; flex-wrap: wrap; gap: 1.5em; align-items: flex-start; }} .heat {{ width: 24em; }}
 </style></head><body>
 <h1>{html.escape(title)}</h1>
 {body}
@@ -240,6 +241,13 @@ def comparison_text(c: "Comparison") -> str:
         lines += ["", "paired QWK difference (a − b)"]
         for pair in c.pairs:
             lines.append(f"  {pair.a} − {pair.b}: {_estimate(pair.qwk_difference)}")
+    if c.scorers:
+        lines += ["", f"by mark level: n, then each scorer's mean score / exact agreement",
+                  f"{c.label[:10]:>10}{'n':>6}" + "".join(f"{s.name[:width - 2]:>{width}}" for s in c.scorers)]
+        for k, level in enumerate(c.scorers[0].levels):
+            cells = [f"{_fmt(s.levels[k].mean_score, 2)} / {_fmt(s.levels[k].exact_agreement, percent=True)}"
+                     for s in c.scorers]
+            lines.append(f"{level.mark:>10}{level.n:>6}" + "".join(f"{cell:>{width}}" for cell in cells))
     if len(c.scorers) > 1:
         lines += ["", "rows where the scorers disagree"]
         if not c.rows:
@@ -277,8 +285,11 @@ def comparison_html(c: "Comparison", title: str) -> str:
     for s in c.scorers:
         heat = png(heatmap_figure(s.agreement, c.label, s.name))
         sha = f'<p class="meta">rule, SHA-256 {esc(s.rule_sha256)}</p>\n' if s.rule_sha256 else ""
-        parts.append(f'<h2>{esc(s.name)}</h2>\n{sha}<img alt="confusion heatmap of {esc(s.name)}" '
-                     f'src="data:image/png;base64,{heat}">\n')
+        levels = _html_table([esc(c.label), "n", "mean score", "exact"],
+                             [[str(v.mark), str(v.n), _fmt(v.mean_score, 2), _fmt(v.exact_agreement, percent=True)]
+                              for v in s.levels])
+        parts.append(f'<h2>{esc(s.name)}</h2>\n{sha}<div class="side"><img class="heat" alt="confusion heatmap of '
+                     f'{esc(s.name)}" src="data:image/png;base64,{heat}">\n{levels}</div>\n')
     if len(c.scorers) > 1:
         parts.append("<h2>Rows where the scorers disagree</h2>\n")
         parts.append(_html_table(
