@@ -153,3 +153,16 @@ def test_the_readme_loop_runs(tmp_path):
     assert "QWK                         0.966 [0.951, 0.978]        0.988 [0.978, 0.995]" in compared
     assert "traffic-light.rule.json − fixed.rule.json: -0.023 [-0.036, -0.012]" in compared
     assert (tmp_path / "compare.html").exists()
+
+
+def test_a_file_scored_from_the_original_layout_keeps_its_blanks(tmp_path):
+    """``score --format coscore`` splits ``text`` on '-'; report and explain read the
+    scored file so again (traffic-light's line 15 has four blanks)."""
+    rule, scored = DEMO / "traffic-light.rule.json", tmp_path / "s.csv"
+    assert run("score", rule, DEMO / "traffic-light.csv", "--format", "coscore", "-o", scored).returncode == 0
+    (row,) = json.loads(text(run("explain", rule, scored, "--row", "14", "--json"))[0])
+    assert row["answer"] == ["开始", "前进", "如果红灯等待路灯后左转", "如果路灯直接左转"] and row["mark"] == 8.0
+    assert row["score"] == 9.0
+    report = json.loads(text(run("report", scored, "--label", "score", "--rule", rule, "--top", "100", "--json"))[0])
+    assert all(isinstance(d["answer"], list) for d in report["disagreements"])
+    assert ["直行", "停车", "等待红灯", "左转", "直行"] in [d["answer"] for d in report["disagreements"]]

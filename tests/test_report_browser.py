@@ -40,6 +40,8 @@ def _look(browser, page: Path, shot: Path) -> None:
     assert images
     for image in images:
         assert browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", image)
+    # nothing wider than the window (long answers and explanations wrap)
+    assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
     assert browser.save_screenshot(str(shot))
     assert shot.stat().st_size > 10_000 and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -54,6 +56,7 @@ def test_report_page(browser, tmp_path):
     body = browser.find_element("tag name", "body").text
     assert "Largest disagreements" in body and "lane-change.rule.json" in body and "By mark level" in body
     assert "R²" in body and "unweighted kappa" in body
+    assert "M(0) OP" in body and "Combos" in body  # a disagreement's evidence and the combos' figures
 
 
 def test_compare_page(browser, tmp_path):
@@ -66,3 +69,4 @@ def test_compare_page(browser, tmp_path):
     _look(browser, page, tmp_path / "compare.png")
     body = browser.find_element("tag name", "body").text
     assert "Paired differences" in body and "Rows where the scorers disagree" in body
+    assert "开始，前进" in body and "exact" in body  # an answer's text, and each scorer's table
