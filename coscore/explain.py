@@ -225,7 +225,8 @@ def atom_evidence(atom: Any, text: str) -> Evidence:
 
 @dataclass(frozen=True)
 class Call:
-    """One G/M call: the engine's result and the evidence behind it."""
+    """One atom run on one text (``op``: ``G``, ``M`` or ``G/M``, whichever the combos
+    asked): the engine's result and the evidence behind it."""
 
     op: str
     atom: str
@@ -240,7 +241,8 @@ class Call:
 class ComboTrace:
     """One combo: its contribution ``value``, its definition, the value of its expression
     on its own (or the error it raised) and the atom calls it made (shared with other
-    combos that make the same call: see :attr:`Explanation.calls`)."""
+    combos that make the same call: see :attr:`Explanation.calls`), ``ops[i]`` the
+    operator (``G`` or ``M``) it applied to ``calls[i]``."""
 
     id: str
     value: float | None
@@ -250,6 +252,7 @@ class ComboTrace:
     calls: list[Call] = field(default_factory=list)
     expression_value: Any = None
     expression_error: str | None = None
+    ops: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -285,19 +288,26 @@ def explain(rule: Any, answer: Sequence[str] | str, source: Mapping[str, Any] | 
         except Exception as exc:  # noqa: BLE001 - the answer's own error, shown to the author
             trace.expression_error = str(exc) or type(exc).__name__
         combos[spec.id] = trace
-    distinct: dict[tuple[str, str, str], Call] = {}
+    # one atom on one text is one call (the engine runs it once), whether G or M asked
+    first: dict[tuple[str, str], Any] = {}
+    ops: dict[tuple[str, str], list[str]] = {}
+    uses: dict[str, list[tuple[tuple[str, str], str]]] = {}
     for call in calls:
-        text = call.text if isinstance(call.text, str) else str(call.text)
-        key = (call.op, str(call.atom), text)
-        shared = distinct.get(key)
-        if shared is None:
-            atom = rule.atoms[str(call.atom)]
-            shared = distinct[key] = Call(
-                call.op, str(call.atom), atom.kind, text, bool(call.hit), call.value, atom_evidence(atom, text)
-            )
-        trace = combos.setdefault(call.combo, ComboTrace(call.combo, outcome.combos.get(call.combo)))
-        if not any(c is shared for c in trace.calls):
-            trace.calls.append(shared)
+        key = (str(call.atom), call.text if isinstance(call.text, str) else str(call.text))
+        first.setdefault(key, call)
+        if call.op not in ops.setdefault(key, []):
+            ops[key].append(call.op)
+        if (key, call.op) not in uses.setdefault(call.combo, []):
+            uses[call.combo].append((key, call.op))
+    distinct = {}
+    for key, call in first.items():
+        atom = rule.atoms[key[0]]
+        distinct[key] = Call("/".join(sorted(ops[key])), key[0], atom.kind, key[1], bool(call.hit), call.value,
+                             atom_evidence(atom, key[1]))
+    for combo_id, used in uses.items():
+        trace = combos.setdefault(combo_id, ComboTrace(combo_id, outcome.combos.get(combo_id)))
+        trace.calls = [distinct[key] for key, _ in used]
+        trace.ops = [op for _, op in used]
     return Explanation(blanks, outcome.score, outcome.error, rule.combo_mode, list(combos.values()), list(distinct.values()))
 
 
@@ -312,7 +322,7 @@ def to_dict(explanation: Explanation) -> dict[str, Any]:
             {
                 "id": c.id, "expression": c.expression, "mode": c.mode, "score": c.score,
                 "expression_value": _plain(c.expression_value), "expression_error": c.expression_error,
-                "contribution": c.value, "calls": [explanation.call_number(call) for call in c.calls],
+                "contribution": c.value, "calls": [explanation.call_number(call) for call in c.calls], "ops": c.ops,
             }
             for c in explanation.combos
         ],
@@ -408,7 +418,7 @@ def render(explanation: Explanation, color: bool = False) -> str:
                      else p(_num(combo.expression_value) if not isinstance(combo.expression_value, str)
                             else _quote(combo.expression_value), "bold"))
             out.append(f"    {combo.expression}  →  {shown}")
-        refs = ", ".join(f"[{explanation.call_number(c)}] {c.op}({c.atom})" for c in combo.calls)
+        refs = ", ".join(f"[{explanation.call_number(c)}] {op}({c.atom})" for c, op in zip(combo.calls, combo.ops))
         out.append(p(f"    atom calls: {refs}" if refs else "    (no atom calls)", "dim"))
     if explanation.calls:
         out.append("")
@@ -430,7 +440,7 @@ def _definition(combo: ComboTrace) -> str:
 
 def _render_call(call: Call, p: _Painter) -> list[str]:
     result = p("hit", "hit") if call.hit else p("miss", "miss")
-    shown = _num(call.value) if call.op == "M" else str(call.hit)
+    shown = {"M": _num(call.value), "G": str(call.hit)}.get(call.op, f"{call.hit} / {_num(call.value)}")
     head = f"  {call.op}({call.atom}, {_quote(call.text)}) = {shown}"
     lines = [f"{head}   {call.kind} {result}, value {_num(call.value)}"]
     ev = call.evidence

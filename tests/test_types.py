@@ -49,6 +49,7 @@ TABLE = [
     ("M(0, T(0)) >= 3", "logic", None, ""),
     ("M(1, T(0)) > 1", "logic", "warning", "never true"),
     ("1 / 0", "value", "error", "division by zero"),
+    ("1 / 0 * 2", "value", "error", "division by zero"),
     ("1 > 2", "logic", "warning", "never true"),
     ("0 < M(0,T(0)) <= 3", "logic", None, ""),
     ("F(0) > 3", "logic", None, ""),
@@ -68,6 +69,10 @@ def test_table(combo, mode, severity, word):
         assert any(s == severity and word in m for s, _, m in problems), problems
         if severity == "warning":
             assert all(s == "warning" for s, _, _ in problems), problems
+
+
+def test_one_failure_one_diagnostic():
+    assert [(s, m) for s, _, m in found(rule(("1 / 0 * 2", 1, "value")))] == [("error", "division by zero: always fails")]
 
 
 def test_columns_point_at_the_operator():

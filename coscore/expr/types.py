@@ -197,15 +197,16 @@ class _Inference:
         return result
 
     # -- constants -------------------------------------------------------------------
-    def _fold(self, node: Node, parts: list[Type], sure: bool, fallback: Type) -> Type:
+    def _fold(self, node: Node, parts: list[Type], sure: bool, fallback: Type, reported: bool = False) -> Type:
         """``node``'s value when every part is a constant (computed by the evaluator
-        itself), else ``fallback``."""
+        itself), else ``fallback``; ``reported``: its failure is already a finding."""
         if not parts or not all(p.const for p in parts):
             return fallback
         try:
             return _constant(compile_tree(node)(None))
         except Exception as exc:  # noqa: BLE001 - the evaluator's own error is the finding
-            self.fail(f"always fails: {exc}", node.col, sure)
+            if not reported:
+                self.fail(f"always fails: {exc}", node.col, sure)
             return fallback
 
     # -- operators -------------------------------------------------------------------
@@ -288,13 +289,14 @@ class _Inference:
         return self._fold(node, [inner], sure, _number(frozenset(kinds), lo, hi))
 
     def _arith(self, node: Arith, sure: bool) -> Type:
+        start = len(self.findings)
         acc = self.infer(node.first, sure)
         parts = [acc]
         for op, operand, column in node.rest:
             right = self.infer(operand, sure)
             parts.append(right)
             acc = self._binary(op, acc, right, column, sure)
-        return self._fold(node, parts, sure, acc)
+        return self._fold(node, parts, sure, acc, reported=len(self.findings) > start)
 
     def _binary(self, op: str, a: Type, b: Type, column: int, sure: bool) -> Type:
         kinds = set()
