@@ -176,3 +176,19 @@ def test_explain_cs_render():
     ev = ex.combos[0].calls[0].evidence
     assert isinstance(ev, CSEvidence) and ev.best.similarity == 0.5
     assert "counts (key/text)" in render(ex)
+
+
+def test_a_g_and_an_m_of_one_atom_on_one_text_are_one_call():
+    rule = coscore.compile({
+        "atoms": {"0": {"type": "SM", "desc": "a,b"}},
+        "combos": {"A": {"combo": "M(0, T(0))", "score": 2, "mode": "value"},
+                   "B": {"combo": "G(0, T(0)) and G(0, T(0) + 'b')", "score": 1, "mode": "logic"}},
+        "comboMode": "ADD",
+    })
+    ex = explain(rule, ["a"])
+    assert [(c.op, c.text) for c in ex.calls] == [("G/M", "a"), ("G", "ab")]
+    assert ex.combos[0].ops == ["M"] and ex.combos[1].ops == ["G", "G"]
+    assert ex.combos[0].calls[0] is ex.combos[1].calls[0]
+    text = render(ex)
+    assert "atom calls: [1] M(0)" in text and "atom calls: [1] G(0), [2] G(0)" in text
+    assert '[1]  G/M(0, "a") = True / 1' in text
