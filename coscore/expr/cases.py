@@ -18,7 +18,8 @@ A combo that reads the blanks in other ways (``T`` compared with text, ``Q``, ``
 or calls an atom inside an atom's text is left to :mod:`.types`; the others are still
 tried, and what holds for them alone still holds (a combo that never counts; under
 ``MAX``, a combo another always matches). The total's range needs every combo. Past
-:data:`MAX_CASES` combinations, :func:`outcomes` returns ``None``.
+:data:`MAX_CASES` combinations (or :data:`MAX_WORK` evaluations), :func:`outcomes`
+returns ``None``.
 """
 from __future__ import annotations
 
@@ -30,8 +31,8 @@ from typing import Any
 from .evaluate import Answer, combo_result, compile_tree, total
 from .nodes import ATOM_OPERATORS, BLANK_OPERATORS, Call, Const, Node, children, walk
 
-#: The most combinations of atom results tried.
-MAX_CASES = 4096
+#: The most combinations of atom results tried, and the most node evaluations in all.
+MAX_CASES, MAX_WORK = 4096, 1_000_000
 #: Surrounds each blank's token in the symbolic texts (a noncharacter no rule contains).
 _MARK = "\ufdd0"
 
@@ -61,13 +62,17 @@ def outcomes(spec: Any, blanks: int) -> Outcomes | None:
     symbolic = Answer(tokens, {})
     domains: dict[tuple[str, str], list[tuple[bool, int]]] = {}
     tried = []
+    size = nodes = 1
     for combo in spec.combos:
         own: dict[tuple[str, str], list[tuple[bool, int]]] = {}
         tried.append(_collect(combo.tree, spec.atoms, symbolic, own))
         if tried[-1]:
             domains.update(own)
-    size = math.prod(len(d) for d in domains.values())
-    if not any(tried) or size > MAX_CASES:
+            size = math.prod(len(d) for d in domains.values())
+            nodes += sum(1 for _ in walk(combo.tree))
+            if size > MAX_CASES or size * nodes > MAX_WORK:
+                return None
+    if not any(tried):
         return None
     keys = list(domains)
     combos = [(i, compile_tree(c.tree), c) for i, c in enumerate(spec.combos) if tried[i]]
@@ -138,13 +143,14 @@ def _collect(node: Node, atoms: dict[str, Any], symbolic: Answer,
 def _variable(call: Call, atoms: dict[str, Any], symbolic: Answer,
               domains: dict[tuple[str, str], list[tuple[bool, int]]]) -> bool:
     first, text_node = call.args
-    if not isinstance(first, Const) or any(isinstance(n, Call) and n.op in ATOM_OPERATORS for n in walk(text_node)):
-        return False
-    if any(isinstance(n, Const) and isinstance(n.value, str) and _MARK in n.value for n in walk(text_node)):
-        return False
-    atom = atoms.get(str(first.value))
+    atom = atoms.get(str(first.value)) if isinstance(first, Const) else None
     if atom is None:
         return False
+    for n in walk(text_node):
+        if isinstance(n, Call) and n.op in ATOM_OPERATORS:
+            return False
+        if isinstance(n, Const) and isinstance(n.value, str) and _MARK in n.value:
+            return False
     try:
         text = compile_tree(text_node)(symbolic)
     except Exception:  # noqa: BLE001 - the text always fails: so does every case that reaches it

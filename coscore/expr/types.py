@@ -475,8 +475,9 @@ def check_rule(rule: Any, blanks: int | tuple[int, int] | None = None) -> TypeRe
     return TypeReport(diagnostics, combos, needed, all_blanks, score_min, score_max, exact, always_fails)
 
 
-#: The most texts :func:`witnesses` draws from, and the most blanks it varies one by one.
-WITNESS_TEXTS, WITNESS_BLANKS = 400, 8
+#: The most texts :func:`witnesses` draws from, the most blanks it varies one by one, and
+#: the longest text it builds.
+WITNESS_TEXTS, WITNESS_BLANKS, WITNESS_LENGTH = 400, 8, 5000
 
 
 def witnesses(rule: Any, blanks: int) -> list[list[str]]:
@@ -496,7 +497,7 @@ def witnesses(rule: Any, blanks: int) -> list[list[str]]:
         else:
             texts.update(dict.fromkeys(atom.keys))
     pool = list(texts)[:WITNESS_TEXTS]
-    pool.append("".join(pool))
+    pool.append("".join(pool)[:WITNESS_LENGTH])
     out = [[t] * blanks for t in pool]
     if 1 < blanks <= WITNESS_BLANKS:
         out += [[t if i == j else "" for j in range(blanks)] for t in pool for i in range(blanks)]
