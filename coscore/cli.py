@@ -325,6 +325,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             if blanks is not None:
                 have = str(blanks[0]) if blanks[0] == blanks[1] else f"{blanks[0]} to {blanks[1]}"
                 reads += f" (the data has {have} blank{'s' * (blanks[1] != 1)})"
+            for combo in report.combos if not report.always_fails else ():
+                print(f"{args.rule}: {combo.describe()}")
             print(f"{args.rule}: {report.describe_range()}; {reads}")
         summary = f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"
         print(f"{args.rule}: {'ok' if not errors else 'invalid'} ({summary})")

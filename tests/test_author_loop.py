@@ -45,6 +45,8 @@ def test_check_prints_the_score_range(tmp_path):
     out, _ = text(run("check", rule))
     assert "combos.B: warning: never reaches the MAX total" in out
     assert "scores exactly 0–6; needs 1 blank" in out
+    assert "combo A (value × 3): number, contributes 0, 3 or 6" in out
+    assert "combo B (logic, 2): bool, contributes 0 or 2" in out and "combo C (logic, 1): bool, contributes 0 or 1" in out
     report = json.loads(text(run("check", rule, "--json"))[0])
     assert report["score_range"] == {"min": 0.0, "max": 6.0, "exact": True}
     assert [c["contribution"] for c in report["combos"]] == [{"min": 0, "max": 6}, {"min": 0, "max": 2},
@@ -166,3 +168,14 @@ def test_a_file_scored_from_the_original_layout_keeps_its_blanks(tmp_path):
     report = json.loads(text(run("report", scored, "--label", "score", "--rule", rule, "--top", "100", "--json"))[0])
     assert all(isinstance(d["answer"], list) for d in report["disagreements"])
     assert ["直行", "停车", "等待红灯", "左转", "直行"] in [d["answer"] for d in report["disagreements"]]
+
+
+def test_the_readme_shows_check_as_it_prints():
+    from test_cli import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    proc = run("check", "coscore/data/demo/traffic-light.rule.json", cwd=ROOT)
+    out, err = text(proc)
+    assert proc.returncode == 0, err
+    for line in out.splitlines():
+        assert line in readme, line

@@ -119,11 +119,29 @@ class ComboType:
     lo: float
     hi: float
     findings: list[Finding] = field(default_factory=list)
+    values: frozenset[float] | None = None  # every contribution the case analysis found
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""
         return {"id": self.id, "type": self.type.name, "mode": self.mode, "score": self.score,
                 "contribution": {"min": _finite(self.lo), "max": _finite(self.hi)}}
+
+    def describe(self) -> str:
+        """One line: ``combo A (value × 5): number, contributes 0–5``."""
+        how = f"value × {_show(self.score)}" if self.mode == "value" else f"logic, {_show(self.score)}"
+        some = sorted(self.values) if self.values else (
+            [self.lo, self.hi] if self.mode == "logic" or self.type.kinds == {"bool"} else [])
+        if self.lo == self.hi:
+            gives = f"always contributes {_show(self.lo)}"
+        elif 1 < len(some) <= 6:
+            gives = "contributes " + ", ".join(_show(v) for v in some[:-1]) + f" or {_show(some[-1])}"
+        elif math.isfinite(self.lo) and math.isfinite(self.hi):
+            gives = f"contributes {_show(self.lo)}–{_show(self.hi)}"
+        elif math.isfinite(self.lo) or math.isfinite(self.hi):
+            gives = f"contributes at least {_show(self.lo)}" if math.isfinite(self.lo) else f"contributes at most {_show(self.hi)}"
+        else:
+            gives = "contributes any number"
+        return f"combo {self.id} ({how}): {self.type.name}, {gives}"
 
 
 @dataclass
@@ -528,6 +546,7 @@ def _never_counting(spec: Any, combos: list[ComboType], found: Outcomes,
         if not tried:
             continue
         combo.lo, combo.hi = max(combo.lo, min(values)), min(combo.hi, max(values))
+        combo.values = frozenset(values)
         if combo.id in flagged:
             continue
         path = f"combos.{combo.id}"
