@@ -51,6 +51,7 @@ def test_check_prints_the_score_range(tmp_path):
     assert report["score_range"] == {"min": 0.0, "max": 6.0, "exact": True}
     assert [c["contribution"] for c in report["combos"]] == [{"min": 0, "max": 6}, {"min": 0, "max": 2},
                                                             {"min": 0, "max": 1}]
+    assert [c["values"] for c in report["combos"]] == [[0, 3, 6], [0, 2], None]
 
 
 def test_check_no_combos(tmp_path):

@@ -124,7 +124,8 @@ class ComboType:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""
         return {"id": self.id, "type": self.type.name, "mode": self.mode, "score": self.score,
-                "contribution": {"min": _finite(self.lo), "max": _finite(self.hi)}}
+                "contribution": {"min": _finite(self.lo), "max": _finite(self.hi)},
+                "values": sorted(self.values) if self.values is not None else None}
 
     def describe(self) -> str:
         """One line: ``combo A (value × 5): number, contributes 0–5``."""
