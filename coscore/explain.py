@@ -5,12 +5,12 @@ OP key with the best LCS and its aligned characters, the CS counts).
 The hit and value shown are the engine's own (from :meth:`Rule.trace`). The evidence
 behind them is recomputed with the kernels' pure-Python twins (``coscore._fast.*_py``,
 the readable statement of each atom's semantics): the SM verdict of each group
-(:func:`~coscore._fast.substring_py.group_hits`), the LCS lengths
-(:func:`~coscore._fast.lcs_py.lcs_length`), the CS token counts
-(:func:`~coscore._fast.jaccard_py.tokens`, :func:`~coscore._fast.jaccard_py.multiset_counts`)
-and the choice of the best key (:func:`~coscore._fast._scorer_py.frac_max`). What only
-an explanation needs is added here: each SM option's part in the walk, and which
-characters one longest common subsequence aligns.
+(:func:`~coscore._fast.substring_py.group_hits`), each OP key's LCS length and
+similarity (:class:`~coscore._fast.lcs_py.LcsScorer`), each CS key's counts and
+similarity (:class:`~coscore._fast.jaccard_py.JaccardScorer`, with the token counts of
+:func:`~coscore._fast.jaccard_py.tokens`). What only an explanation needs is added here:
+each SM option's part in the walk, which characters one longest common subsequence
+aligns, and which key is the best (the first of the most similar).
 
 >>> text = render(explain(rule, ["开始-前进"]), color=False)      # doctest: +SKIP
 """
@@ -21,10 +21,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ._fast._scorer_py import frac_max, frac_value
-from ._fast.jaccard_py import multiset_counts
+from ._fast.jaccard_py import JaccardScorer
 from ._fast.jaccard_py import tokens as cs_tokens
-from ._fast.lcs_py import lcs_length
+from ._fast.lcs_py import LcsScorer, lcs_length
 from ._fast.substring_py import group_hits
 
 # -- evidence per atom kind --------------------------------------------------------------
@@ -170,7 +169,10 @@ def lcs_alignment(key: str, text: str) -> tuple[int, list[bool], list[bool]]:
 
 def op_evidence(threshold: float, keys: Sequence[str], text: str) -> OPEvidence:
     """LCS(key, text) / len(key) for each key, and the alignment of the best one."""
-    scores = [_key_score(key, lcs_length(key, text), len(key)) for key in keys]
+    scores = []
+    for key in keys:
+        one = LcsScorer([key])
+        scores.append(KeyScore(key, one.lengths(text)[0], len(key), one.best(text)))
     best = _best(scores)
     if best is not None and best.numerator:
         _, key_hit, text_hit = lcs_alignment(best.key, text)
@@ -181,29 +183,24 @@ def op_evidence(threshold: float, keys: Sequence[str], text: str) -> OPEvidence:
 
 def cs_evidence(threshold: float, keys: Sequence[str], text: str) -> CSEvidence:
     """Σ min(counts) / Σ max(counts) for each key, and the counts for the best one."""
-    text_counts = cs_tokens(text)
-    scores = [_key_score(key, *multiset_counts(cs_tokens(key), text_counts)) for key in keys]
+    scores = []
+    for key in keys:
+        one = JaccardScorer([key])
+        scores.append(KeyScore(key, *one.counts(text)[0], one.best(text)))
     best = _best(scores)
     counts: list[tuple[str, int, int]] = []
     if best is not None:
-        key_counts = cs_tokens(best.key)
+        key_counts, text_counts = cs_tokens(best.key), cs_tokens(text)
         counts = [(c, key_counts[c], text_counts[c]) for c in dict.fromkeys([*key_counts, *text_counts])]
     return CSEvidence(threshold, scores, best, counts)
 
 
-def _key_score(key: str, numerator: int, denominator: int) -> KeyScore:
-    """A key's fraction, divided as the kernels divide it (0 for an empty fraction)."""
-    return KeyScore(key, numerator, denominator, frac_value((numerator, denominator)) if denominator else 0.0)
-
-
 def _best(scores: Sequence[KeyScore]) -> KeyScore | None:
-    """The key the kernels pick (:func:`frac_max`: the first of the largest fractions), or
-    the first key when none is above 0; ``None`` when there are no keys."""
-    best, fraction = (scores[0] if scores else None), (0, 1)
+    """The first key with the highest similarity (``None`` when there are no keys)."""
+    best = None
     for score in scores:
-        larger = frac_max(fraction, score.numerator, score.denominator)
-        if larger != fraction:
-            best, fraction = score, larger
+        if best is None or score.similarity > best.similarity:
+            best = score
     return best
 
 
