@@ -393,6 +393,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
     rule, text = load_rule(args.rule)
     if _rows_given(args):
         picked = _explained_rows(rule, args)
+    elif len(args.answer) == 1 and os.path.isfile(args.answer[0]):
+        raise UsageError(f"{args.answer[0]} is a file: pick its rows with --row N, --id X or --where disagree")
     else:
         picked = [({}, args.answer)]
     items = [(where, explain(rule, answer, text)) for where, answer in picked]

@@ -93,6 +93,8 @@ def test_explain_row_errors():
     assert proc.returncode == 2 and "no row 1000" in text(proc)[1]
     proc = run("explain", LANE, LANE_DATA, "extra", "--row", "1")
     assert proc.returncode == 2 and "one data file" in text(proc)[1]
+    proc = run("explain", LANE, LANE_DATA)
+    assert proc.returncode == 2 and "pick its rows with --row N, --id X or --where disagree" in text(proc)[1]
 
 
 def test_report_sections(tmp_path):
