@@ -477,7 +477,7 @@ def check_rule(rule: Any, blanks: int | tuple[int, int] | None = None) -> TypeRe
         diagnostics.append(Diagnostic("combos", "no combos: every answer scores 0", severity="warning"))
     elif spec.combo_mode == "MAX":
         diagnostics.extend(_dominated(combos))
-    score_min, score_max, _ = _total_range(combos, spec.combo_mode)
+    score_min, score_max = _total_range(combos, spec.combo_mode)
     always_fails = any(d.severity == "error" for d in diagnostics)
     exact = False
     if not always_fails:
@@ -586,19 +586,17 @@ def _dominated(combos: list[ComboType]) -> list[Diagnostic]:
     return out
 
 
-def _total_range(combos: list[ComboType], mode: str) -> tuple[float, float, bool]:
+def _total_range(combos: list[ComboType], mode: str) -> tuple[float, float]:
+    """Bounds of the total from the combos' contributions, clamped to the scale."""
     if not combos:
-        return 0, 0, True
+        return 0, 0
     if mode == "ADD":
         lo, hi = sum(c.lo for c in combos), sum(c.hi for c in combos)
     else:
         lo, hi = max(c.lo for c in combos), max(c.hi for c in combos)
-    varying = [c for c in combos if c.lo != c.hi]
-    exact = len(varying) <= 1 and all(c.type.tight or c.mode == "logic" for c in varying)
-    clamp = lambda x: float(min(SCALE[1], max(SCALE[0], x)))  # noqa: E731
     if math.isnan(lo) or math.isnan(hi):
-        lo, hi, exact = -INF, INF, False
-    return clamp(lo), clamp(hi), exact
+        lo, hi = -INF, INF
+    return float(min(SCALE[1], max(SCALE[0], lo))), float(min(SCALE[1], max(SCALE[0], hi)))
 
 
 def _show(x: float) -> str:
