@@ -125,7 +125,8 @@ def test_case_analysis(combos, mode, path, word):
 def test_case_analysis_leaves_other_rules_to_the_types():
     from coscore.expr.cases import outcomes
 
-    for combo in ("T(0) == 'a'", "F(0) > 1", "Q(0)", "M(1, T(0)) > 0.5", "G(0, 'x' if G(2,T(0)) else 'y')"):
+    for combo in ("T(0) == 'a'", "F(0) > 1", "Q(0)", "M(1, T(0)) > 0.5", "G(0, 'x' if G(2,T(0)) else 'y')",
+                  "G(0, T(0) * Q(0))", "G(0, T(0) * (L(0) > 2))", "G(0, T(A(G(2, T(0)))))"):
         assert outcomes(rule((combo, 1, "logic")).spec, 1) is None, combo
     found_ = outcomes(rule(("G(1, T(0)) and M(0, T(0) + T(1)) > 1", 2, "logic")).spec, 2)
     assert found_.cases == 2 * 4 and found_.totals == {0, 2}
@@ -216,3 +217,57 @@ def test_the_checker_is_sound_on_the_corpora():
                 for combo in report.combos:
                     assert combo.lo <= c["expect"]["combos"][combo.id] <= combo.hi, (source, combo.id, c["id"])
     assert checked > 700
+
+
+# -- random rules: nothing the checker says is ever contradicted by scoring -------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+TEXTS = st.sampled_from(["T(0)", "T(1)", "T('*')", "T(0) + 'a'", "T(1) * 2"])
+CALLS = st.builds(lambda op, atom, text: f"{op}({atom}, {text})", st.sampled_from("GM"), st.sampled_from("0123"), TEXTS)
+LEAVES = st.one_of(CALLS, st.sampled_from(["Q(0)", "F(1)", "L(0)", "1", "2", "0", "True"]))
+
+
+def _grow(inner):
+    return st.one_of(
+        st.builds(lambda a, op, b: f"({a} {op} {b})", inner, st.sampled_from(["+", "-", "*", "==", "<", ">=", "and", "or"]), inner),
+        st.builds(lambda a: f"(not {a})", inner),
+        st.builds(lambda a, b, c: f"({a} if {b} else {c})", inner, inner, inner),
+        st.builds(lambda a, b: f"X({a}, {b})", inner, inner),
+    )
+
+
+EXPRESSIONS = st.recursive(LEAVES, _grow, max_leaves=6)
+RANDOM_ATOMS = {"0": {"type": "EM", "desc": "a,ab"}, "1": {"type": "SM", "desc": "a|b,c,!d|e,~a|b"},
+                "2": {"type": "OP", "desc": "0.5:abc,ca"}, "3": {"type": "CS", "desc": "0.4:ab"}}
+ANSWERS = st.lists(st.text(alphabet="abcde", max_size=4), min_size=2, max_size=2)
+
+
+@settings(max_examples=150, deadline=None)
+@given(combos=st.lists(st.tuples(EXPRESSIONS, st.sampled_from([-2, 1, 3, 12]), st.sampled_from(["logic", "value"])),
+                       min_size=1, max_size=3),
+       mode=st.sampled_from(["ADD", "MAX"]), answers=st.lists(ANSWERS, min_size=30, max_size=30))
+def test_random_rules_never_contradict_the_checker(combos, mode, answers):
+    r = rule(*combos, mode=mode, atoms=RANDOM_ATOMS)
+    report = check_rule(r, 2)
+    batch = r.score_many(answers + [["a", "ab"], ["", ""], ["abc", "c"], ["e", "d"]])
+    for i in range(len(batch.scores)):
+        outcome = batch[i]
+        if report.always_fails:
+            assert outcome.error is not None, (combos, i)
+        if outcome.error is not None:
+            continue
+        assert report.score_min <= outcome.score <= report.score_max, (combos, outcome)
+        for combo in report.combos:
+            value = outcome.combos[combo.id]
+            assert combo.lo <= value <= combo.hi, (combos, combo.id, value)
+            if combo.values is not None:
+                assert value in combo.values, (combos, combo.id, value)
+        for d in report.diagnostics:
+            combo = _combo_of(d)
+            if "never true" in d.message or "contributes 0" in d.message:
+                assert outcome.combos[combo] == 0, (combos, str(d))
+            if "never reaches the MAX total" in d.message or "never changes the total" in d.message:
+                others = [v for k, v in outcome.combos.items() if k != combo]
+                assert _total(others, mode) == outcome.score, (combos, str(d))

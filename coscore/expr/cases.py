@@ -14,8 +14,8 @@ outcome a real answer can have: a combo found never to count never counts, and t
 total lies within the range found, although not every outcome need be reachable.
 
 A combo that reads the blanks in other ways (``T`` compared with text, ``Q``, ``L``,
-``F``, ``S`` outside an atom's text), takes ``M`` of an OP/CS atom (a continuous value)
-or calls an atom inside an atom's text is left to :mod:`.types`; the others are still
+``F``, ``S``), gives an atom a text built from anything but blanks and constants, or takes
+``M`` of an OP/CS atom (a continuous value) is left to :mod:`.types`; the others are still
 tried, and what holds for them alone still holds (a combo that never counts; under
 ``MAX``, a combo another always matches). The total's range needs every combo. Past
 :data:`MAX_CASES` combinations (or :data:`MAX_WORK` evaluations), :func:`outcomes`
@@ -147,7 +147,8 @@ def _variable(call: Call, atoms: dict[str, Any], symbolic: Answer,
     if atom is None:
         return False
     for n in walk(text_node):
-        if isinstance(n, Call) and n.op in ATOM_OPERATORS:
+        # the text may be built from blanks (T of a constant) and constants only
+        if isinstance(n, Call) and (n.op != "T" or not isinstance(n.args[0], Const)):
             return False
         if isinstance(n, Const) and isinstance(n.value, str) and _MARK in n.value:
             return False
