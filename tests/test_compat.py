@@ -129,6 +129,17 @@ def test_json_text_is_accepted():
     assert Rule(text).calculate(["a", "", "null", "b"])[0] == 4
 
 
+def test_compat_totals_with_the_interpreters_sum_and_the_engine_left_to_right():
+    source = {"atoms": {}, "combos": {str(i): {"combo": "0.1", "score": 1, "mode": "value"} for i in range(10)}, "comboMode": "ADD"}
+    score, debug = Rule(source).calculate(["x"])
+    values = [debug[str(i)] for i in range(10)]
+    assert score == sum(values)  # 1.0 from Python 3.12 on (compensated), 0.9999999999999999 before
+    left_to_right = 0
+    for value in values:
+        left_to_right += value
+    assert coscore.compile(source).score(["x"]).score == left_to_right == 0.9999999999999999
+
+
 # -- the cache ---------------------------------------------------------------------------
 
 
@@ -232,3 +243,4 @@ def test_building_rule_per_request_is_fast():
     for _ in range(1000):
         Rule(rule)
     assert (time.perf_counter() - start) / 1000 < 0.001  # a cache hit, not a compilation
+
