@@ -145,6 +145,6 @@ def test_random_token_soup_compiles_or_is_refused_and_scores_without_crashing(te
     except coscore.RuleError:
         return
     answers = [["a", "1"], ["", "null"], ["a"]]
-    for batch in ([answer] for answer in answers):
-        assert_batch_matches_score(rule, batch, rule.score_many(batch))
+    for answer in answers:
+        assert_batch_matches_score(rule, [answer], rule.score_many([answer]))
     assert_batch_matches_score(rule, answers, rule.score_many(answers))
