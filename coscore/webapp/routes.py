@@ -69,8 +69,9 @@ def _check_compiles(text: str, what: str) -> None:
                        diagnostics=[d.to_dict() for d in exc.diagnostics]) from None
 
 
-def _delete(name: str, delete: Callable[[str], bool], what: str, done: str) -> dict:
-    """Delete the ``what`` called ``name``: 404 when there is none, else the original's message."""
+def _delete(name: str, delete: Callable[[str], int], what: str, done: str) -> dict:
+    """Delete the ``what`` called ``name`` (``delete`` returns how many it deleted): 404 when
+    there is none, else the original's message."""
     if not delete(name):
         raise ApiError(404, f"no {what} named {name!r}")
     return {"message": _OK[done]}
