@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import builtins
 import json
-import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -215,22 +215,15 @@ def test_cache_is_bounded_in_bytes():
 def test_cache_is_thread_safe():
     cache = RuleCache(8)
     rules = [_rule(i) for i in range(20)]
-    errors = []
 
-    def work():
-        try:
-            for _ in range(20):
-                for r in rules:
-                    assert cache.get(r).combo_ids == ["A", "B"]
-        except Exception as exc:  # pragma: no cover - reported below
-            errors.append(exc)
+    def work() -> None:
+        for _ in range(20):
+            for r in rules:
+                assert cache.get(r).combo_ids == ["A", "B"]
 
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    with ThreadPoolExecutor(4) as pool:
+        for done in [pool.submit(work) for _ in range(4)]:
+            done.result()  # re-raises a worker's failure here
     assert len(cache) <= 8
 
 
