@@ -8,7 +8,7 @@ import pytest
 
 import coscore
 from coscore import RuleError
-from coscore.diagnostics import json_type
+from coscore.diagnostics import json_type, shorten
 from coscore.expr.nodes import Node
 from coscore.reading import load, read
 from coscore.spec import ATOM_KINDS, AtomSpec, ComboSpec, RuleSpec
@@ -77,6 +77,13 @@ def test_load_refuses_what_is_not_a_json_object(source, message):
 )
 def test_json_values_are_named_as_in_messages(value, name):
     assert json_type(value) == name
+
+
+def test_long_messages_keep_their_start_and_say_their_length():
+    assert shorten("abc") == "abc"
+    cut = shorten("x" * 5000, 40)
+    assert len(cut) == 40 and cut.startswith("x" * 20) and cut.endswith("… (5,000 characters)")
+    assert len(shorten("y" * 10**6)) == 1000
 
 
 # -- every problem at once, each with its place ---------------------------------------------
