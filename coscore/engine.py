@@ -252,11 +252,16 @@ def evaluate(plan: Plan, blanks: list, results: list, trace: list | None = None,
 def score_one(plan: Plan, answer: AnswerLike, trace: list | None = None) -> Outcome:
     """One answer's :class:`~coscore.results.Outcome` by the reference evaluator; its
     failure is its ``error``, never an exception."""
-    results: list = []
     try:
-        blanks = _blanks(answer)
+        blanks = _answer_blanks(answer)
     except TypeError as exc:
-        return Outcome(None, {}, f"answer: {exc}")
+        return _malformed(exc)
+    return _score_blanks(plan, blanks, trace)
+
+
+def _score_blanks(plan: Plan, blanks: list, trace: list | None = None) -> Outcome:
+    """:func:`score_one` of an answer whose blanks :func:`_answer_blanks` has taken."""
+    results: list = []
     try:
         value = evaluate(plan, blanks, results, trace)
     except Exception as exc:  # one answer's failure never escapes
@@ -280,12 +285,39 @@ def trace(plan: Plan, answer: AnswerLike) -> tuple[Outcome, list[AtomCall]]:
     return outcome, calls
 
 
-def _blanks(answer: AnswerLike) -> list:
+def _answer_blanks(answer: object) -> list:
+    """The blanks of an answer as a new list: a ``str`` is one blank, a list or tuple
+    (subclasses too) holds them; anything else raises ``TypeError``.
+
+    Only the answer's shape is checked here: a blank that is not a ``str`` (``1``,
+    ``None``, a ``str`` subclass such as ``numpy.str_``) fails the answer when a combo
+    reads it, as the contract says. No code of the answer's own runs (a subclass's
+    ``__iter__`` is not called), so taking the blanks never fails otherwise.
+    """
     if isinstance(answer, str):
         return [answer]
-    if isinstance(answer, (list, tuple)):
-        return list(answer)
+    if isinstance(answer, list):
+        return list.copy(answer)
+    if isinstance(answer, tuple):
+        return list(tuple.__iter__(answer))
     raise TypeError(f"an answer is a list of blanks or a string, not {type(answer).__name__}")
+
+
+def _malformed(exc: TypeError) -> Outcome:
+    """The outcome of something that is not an answer (see :func:`_answer_blanks`)."""
+    return Outcome(None, {}, f"answer: {exc}")
+
+
+def _shared_key(blanks: list) -> tuple | None:
+    """The key under which answers with these blanks share one outcome in a batch: the
+    blanks, when every one is an exact ``str`` (``"a"``, ``["a"]`` and ``("a",)`` score
+    alike); ``None`` for any other, which is scored on its own. Equality of other
+    objects is theirs to define (``1 == 1.0 == True``, a ``str`` subclass equal to its
+    text), so it never decides that two answers are the same."""
+    for blank in blanks:
+        if type(blank) is not str:
+            return None
+    return tuple(blanks)
 
 
 def _as_float(value) -> float:
@@ -347,16 +379,18 @@ def score_chunk(plan: Plan, answers: list, start: int = 0, stop: int | None = No
     completed: dict[int, int] = {}
     seen: dict = {}
     for i in redo:
-        answer = answers[start + i]
+        # validated and normalised first: only answers of exact strings share an outcome
         try:
-            key = (answer,) if type(answer) is str else tuple(answer)
-            outcome = seen.get(key)
-        except TypeError:  # not an answer, or unhashable blanks
-            key, outcome = None, None
-        if outcome is None:
-            outcome = score_one(plan, answer)
-            if key is not None:
-                seen[key] = outcome
+            blanks = _answer_blanks(answers[start + i])
+        except TypeError as exc:
+            outcome = _malformed(exc)
+        else:
+            key = _shared_key(blanks)
+            outcome = None if key is None else seen.get(key)
+            if outcome is None:
+                outcome = _score_blanks(plan, blanks)
+                if key is not None:
+                    seen[key] = outcome
         _store(i, outcome, scores, combos, errors)
         if outcome.error is not None:
             completed[i] = len(outcome.combos)
