@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
@@ -49,6 +50,13 @@ class JsonlReader(TextFileReader):
         except json.JSONDecodeError as exc:
             raise InputError(
                 self.source, f"invalid JSON at character {exc.colno}: {exc.msg}", line=self._lines.lineno
+            ) from None
+        except RecursionError:
+            raise InputError(self.source, "invalid JSON: nested too deeply", line=self._lines.lineno) from None
+        except ValueError:  # an integer of more digits than Python converts
+            raise InputError(
+                self.source, f"invalid JSON: a number with more than {sys.get_int_max_str_digits():,} digits",
+                line=self._lines.lineno,
             ) from None
         if not isinstance(row, dict):
             raise InputError(
