@@ -51,7 +51,7 @@ class ColumnarDelimitedReader:
         width = len(self.columns)
         if self._file is not None:
             self._file.close()
-        self._file = pa.OSFile(self._path)
+        self._file = pa.OSFile(os.fsencode(self._path))  # bytes: a name that is not UTF-8 too
         return pa_csv.open_csv(
             self._file,
             read_options=pa_csv.ReadOptions(block_size=block_size, use_threads=True),
