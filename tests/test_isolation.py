@@ -69,6 +69,18 @@ class Unhashable:
     __hash__ = None  # type: ignore[assignment]
 
 
+class _HostileMeta(type):
+    def __hash__(cls):
+        raise ValueError("no hash for the class")
+
+    def __eq__(cls, other):
+        raise ValueError("no equality for the class")
+
+
+class Hostile(metaclass=_HostileMeta):
+    """An object whose type cannot be hashed or compared."""
+
+
 class HashFails:
     def __hash__(self):
         raise ValueError("no hash")
@@ -139,7 +151,7 @@ def test_a_blank_that_is_never_read_is_not_checked():
 def test_answers_that_would_run_code_or_never_end_are_refused_at_once():
     rule = coscore.compile(EM_REFERENCE)
     answers = [itertools.count(), itertools.repeat("a"), (c for c in "a"), Unhashable(), HashFails(),
-               [Unhashable(), "a"], [HashFails()], ["a"]]
+               [Unhashable(), "a"], [HashFails()], [Hostile()], Hostile(), [1, Hostile()], ["a"]]
     batch = rule.score_many(answers)
     assert batch.errors[-1] is None and batch.scores[-1] == 5.0
     assert all(e is not None for e in batch.errors[:-1])
