@@ -3,7 +3,7 @@
     python benchmarks/hostile.py                  # starts its own server with the default budgets
     python benchmarks/hostile.py --url http://127.0.0.1:8000
 
-Runs issue 12's reproducers and prints the figures its "Done when" asks for:
+Sends requests built to hurt the service and prints what they cost:
 
 1. ``/healthz`` latency (worst of polls every 50 ms) while two freeze requests run (an SM
    atom of 20,000 ``~a`` options and a 1,000,000-character answer; OP with a
