@@ -11,7 +11,6 @@ from __future__ import annotations
 import collections
 import itertools
 import json
-import math
 
 import numpy as np
 import pytest
@@ -19,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import coscore
-from conftest import DEMO, load_cases
+from conftest import DEMO, assert_batch_matches_score, load_cases
 
 EM = {"atoms": {"0": {"type": "EM", "desc": "a"}}, "combos": {"A": {"combo": "G(0, T(0))", "score": 5, "mode": "logic"}},
       "comboMode": "ADD"}
@@ -27,23 +26,10 @@ EM = {"atoms": {"0": {"type": "EM", "desc": "a"}}, "combos": {"A": {"combo": "G(
 EM_REFERENCE = {**EM, "combos": {"A": {"combo": "G(0, T(0) * 1)", "score": 5, "mode": "logic"}}}
 
 
-def _exactly(outcome: coscore.Outcome) -> tuple:
-    """An outcome with its floats spelled out: ``-0.0`` differs from ``0.0``, NaN equals NaN."""
-    return repr(outcome.score), {cid: repr(v) for cid, v in outcome.combos.items()}, outcome.error
-
-
 def _check_batch(rule: coscore.Rule, answers: list, **options) -> coscore.Batch:
     """``score_many`` of ``answers`` equals ``score`` of each, exactly; returns the batch."""
     batch = rule.score_many(answers, **options)
-    assert len(batch) == len(answers)
-    for i, answer in enumerate(answers):
-        outcome = rule.score(answer)
-        assert _exactly(batch[i]) == _exactly(outcome), (i, answer, batch[i], outcome)
-        assert batch.errors[i] == outcome.error
-        if outcome.error is None:
-            assert batch.scores[i] == outcome.score
-        else:
-            assert math.isnan(batch.scores[i])
+    assert_batch_matches_score(rule, answers, batch)
     return batch
 
 
