@@ -22,6 +22,8 @@ from .io.scoring import Totals, check_no_clash, local_engine, scored_chunks
 
 PROG = "coscore"
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+#: An unexpected error: a fault of coscore's own, reported on one line.
+EXIT_INTERNAL = 3
 
 #: Subcommands written in other modules: name -> (module, help, install hint). The module
 #: provides ``add_arguments(parser)`` and ``run(args) -> int``; it is imported only when
@@ -45,8 +47,32 @@ class UsageError(Exception):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``coscore`` command with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Run the ``coscore`` command with ``argv`` (default ``sys.argv[1:]``); return the exit status.
+
+    Never ends in a traceback: an input problem is one line and exit 2; anything
+    unexpected is one line too (:func:`_unexpected`), exit 2 for what the input or the
+    system caused (a file the system refuses, nesting too deep, memory) and
+    :data:`EXIT_INTERNAL` for a fault of coscore's own. ``COSCORE_TRACEBACK=1`` prints
+    the traceback as well, for a bug report.
+    """
+    try:
+        return _run(list(sys.argv[1:] if argv is None else argv))
+    except SystemExit as exc:  # a subcommand that gave up with a message
+        if isinstance(exc.code, str):
+            print(exc.code.strip().splitlines()[0] if exc.code.strip() else PROG, file=sys.stderr)
+            return EXIT_USAGE
+        return exc.code if isinstance(exc.code, int) else EXIT_OK
+    except Exception as exc:  # the last resort: one line, never a traceback
+        if os.environ.get("COSCORE_TRACEBACK") == "1":
+            import traceback
+
+            traceback.print_exc()
+        message, status = _unexpected(exc)
+        _error(message)
+        return status
+
+
+def _run(argv: list[str]) -> int:
     parser = build_parser(argv)
     unavailable = getattr(parser, "unavailable_plugin", None)
     if unavailable is not None:
@@ -644,6 +670,23 @@ def _positive_int(text: str) -> int:
 
 def _error(message: str) -> None:
     print(f"{PROG}: {message}", file=sys.stderr)
+
+
+def _unexpected(exc: Exception) -> tuple[str, int]:
+    """One line for an exception no subcommand turned into a message, and the exit status."""
+    from .diagnostics import shorten
+
+    if isinstance(exc, RecursionError):
+        return "the input is nested too deeply to read", EXIT_USAGE
+    if isinstance(exc, MemoryError):
+        return "out of memory (the input is too large for this machine)", EXIT_USAGE
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        return shorten(f"{where}{exc.strerror or exc}"), EXIT_USAGE
+    text = str(exc).strip().splitlines()
+    detail = f": {text[0]}" if text else ""
+    return shorten(f"unexpected error ({type(exc).__name__}{detail}); "
+                   "please report it, with COSCORE_TRACEBACK=1 for the details"), EXIT_INTERNAL
 
 
 def _silence_stdout() -> None:

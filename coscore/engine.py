@@ -252,11 +252,15 @@ def evaluate(plan: Plan, blanks: list, results: list, trace: list | None = None,
 def score_one(plan: Plan, answer: AnswerLike, trace: list | None = None) -> Outcome:
     """One answer's :class:`~coscore.results.Outcome` by the reference evaluator; its
     failure is its ``error``, never an exception."""
+    blanks = _answer_blanks(answer)
+    if blanks is None:
+        return _refused(type(answer).__name__)
+    return _score_blanks(plan, blanks, trace)
+
+
+def _score_blanks(plan: Plan, blanks: list, trace: list | None = None) -> Outcome:
+    """:func:`score_one` of an answer whose blanks :func:`_answer_blanks` has taken."""
     results: list = []
-    try:
-        blanks = _blanks(answer)
-    except TypeError as exc:
-        return Outcome(None, {}, f"answer: {exc}")
     try:
         value = evaluate(plan, blanks, results, trace)
     except Exception as exc:  # one answer's failure never escapes
@@ -280,12 +284,50 @@ def trace(plan: Plan, answer: AnswerLike) -> tuple[Outcome, list[AtomCall]]:
     return outcome, calls
 
 
-def _blanks(answer: AnswerLike) -> list:
+def _answer_blanks(answer: object) -> list | None:
+    """The blanks of an answer as a new list: a ``str`` is one blank, a list or tuple
+    (subclasses too) holds them; ``None`` for anything else (see :func:`_refused`).
+
+    Only the answer's shape is checked here: a blank that is not a ``str`` (``1``,
+    ``None``, a ``str`` subclass such as ``numpy.str_``) fails the answer when a combo
+    reads it, as the contract says. No code of the answer's own runs (a subclass's
+    ``__iter__`` is not called), so taking the blanks never fails otherwise.
+    """
     if isinstance(answer, str):
         return [answer]
-    if isinstance(answer, (list, tuple)):
-        return list(answer)
-    raise TypeError(f"an answer is a list of blanks or a string, not {type(answer).__name__}")
+    if isinstance(answer, list):
+        return list.copy(answer)
+    if isinstance(answer, tuple):
+        return list(tuple.__iter__(answer))
+    return None
+
+
+def _refused(kind: str) -> Outcome:
+    """The outcome of something that is not an answer, of the type named ``kind``."""
+    return Outcome(None, {}, f"answer: an answer is a list of blanks or a string, not {kind}")
+
+
+def _shared_key(blanks: list) -> tuple | None:
+    """The key under which answers with these blanks share one outcome in a batch: the
+    blanks themselves when every one is an exact ``str`` (``"a"``, ``["a"]`` and
+    ``("a",)`` score alike); ``(type, value)`` in place of an ``int``, ``bool`` or
+    ``None`` blank; ``None`` (scored on its own) for any other blank, whose equality is
+    its own to define (``1 == 1.0 == True``, a ``str`` subclass equal to its text)."""
+    for blank in blanks:
+        if type(blank) is not str:
+            break
+    else:
+        return tuple(blanks)
+    key = []
+    for blank in blanks:
+        kind = type(blank)
+        if kind is str:
+            key.append(blank)
+        elif kind is int or kind is bool or blank is None:  # equal ones are alike (a float is not: -0.0)
+            key.append((kind, blank))
+        else:
+            return None
+    return tuple(key)
 
 
 def _as_float(value) -> float:
@@ -346,17 +388,23 @@ def score_chunk(plan: Plan, answers: list, start: int = 0, stop: int | None = No
     errors: list[str | None] = [None] * n
     completed: dict[int, int] = {}
     seen: dict = {}
+    refused: dict[str, Outcome] = {}
     for i in redo:
+        # validated and normalised first: only answers of exact strings share an outcome
         answer = answers[start + i]
-        try:
-            key = (answer,) if type(answer) is str else tuple(answer)
-            outcome = seen.get(key)
-        except TypeError:  # not an answer, or unhashable blanks
-            key, outcome = None, None
-        if outcome is None:
-            outcome = score_one(plan, answer)
-            if key is not None:
-                seen[key] = outcome
+        blanks = _answer_blanks(answer)
+        if blanks is None:  # not an answer: its outcome says only its type's name
+            kind = type(answer).__name__
+            outcome = refused.get(kind)
+            if outcome is None:
+                outcome = refused[kind] = _refused(kind)
+        else:
+            key = _shared_key(blanks)
+            outcome = None if key is None else seen.get(key)
+            if outcome is None:
+                outcome = _score_blanks(plan, blanks)
+                if key is not None:
+                    seen[key] = outcome
         _store(i, outcome, scores, combos, errors)
         if outcome.error is not None:
             completed[i] = len(outcome.combos)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from typing import Mapping
 
 from .diagnostics import Diagnostic, RuleError, json_type
@@ -52,6 +53,8 @@ def _decode(data: str | bytes, where: str) -> dict:
         ) from None
     except RecursionError:
         raise RuleError([Diagnostic(where, "invalid JSON: nested too deeply")]) from None
+    except ValueError:  # an integer of more digits than Python converts
+        raise RuleError([Diagnostic(where, f"invalid JSON: a number with more than {sys.get_int_max_str_digits():,} digits")]) from None
     if not isinstance(value, dict):
         raise RuleError([Diagnostic(where, f"a rule is a JSON object, not {json_type(value)}")])
     return value

@@ -33,6 +33,7 @@ import json
 import math
 import os
 import re
+import socket
 import time
 from typing import Any, Awaitable, Callable
 
@@ -471,6 +472,28 @@ def _port(text: str) -> int:
     return port
 
 
+def address_problem(host: str, port: int) -> str | None:
+    """Why a server could not listen on ``host:port`` (an address in use, not this
+    machine's, not allowed), on one line; ``None`` when it can. Checked before the app
+    and its workers start, so that the command says so and exits 2 instead of logging
+    a startup failure. Binds as the server will (every address of ``host``, reusing
+    addresses in ``TIME_WAIT``) and lets go at once."""
+    try:
+        found = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as exc:
+        return f"cannot listen on {host}:{port}: unknown address ({getattr(exc, 'strerror', None) or exc})"
+    for family, kind, proto, _, address in found:
+        try:
+            with socket.socket(family, kind, proto) as sock:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                if family == socket.AF_INET6 and len(found) > 1:
+                    sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+                sock.bind(address)
+        except OSError as exc:
+            return f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+    return None
+
+
 def _positive(kind: type) -> Callable[[str], Any]:
     def parse(text: str) -> Any:
         try:
@@ -519,6 +542,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.cache_size < 0:
         raise SystemExit("coscore serve: --cache-size must be >= 0")
+    problem = address_problem(args.host, args.port)
+    if problem is not None:
+        raise SystemExit(f"coscore serve: {problem}")
     app = create_app(max_body=args.max_body, cache_size=args.cache_size, cors_origins=args.cors_origins,
                      workers=args.workers, timeout=args.timeout, memory=args.memory or None,
                      cache_bytes=args.cache_bytes, body_timeout=args.body_timeout)

@@ -21,6 +21,7 @@ import yaml
 from .errors import SuiteError
 from .patterns import Pattern, PatternError, compile_pattern
 from .verdicts import VERDICTS
+from .yamlfile import compose, read_text
 
 SuiteType = Literal["pass-fail", "scoring"]
 Range = tuple[float, float]
@@ -109,11 +110,7 @@ class Registry:
 
 def load_registry(path: Path, suite_type: SuiteType, *, file: str = "expectations.yaml") -> Registry:
     """Read and parse the registry at ``path`` (``file`` is its name in messages)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SuiteError(file, "", f"cannot read: {exc.strerror or exc}") from exc
-    return parse_registry(text, suite_type, file=file)
+    return parse_registry(read_text(path, file), suite_type, file=file)
 
 
 def parse_registry(text: str, suite_type: SuiteType, *, file: str = "expectations.yaml") -> Registry:
@@ -130,15 +127,7 @@ class _Parser:
         self._constructor = yaml.SafeLoader("")
 
     def registry(self, text: str) -> Registry:
-        try:
-            root = yaml.compose(text, Loader=yaml.SafeLoader)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            line = mark.line + 1 if mark is not None else None
-            problem = getattr(exc, "problem", None) or str(exc)
-            if "alphabetic or numeric" in problem:
-                problem += " (quote patterns that start with *: \"*\")"
-            raise SuiteError(self.file, "", f"not valid YAML: {problem}", line) from exc
+        root = compose(text, self.file)
         if root is None:
             return Registry(())
         entries: list[Entry] = []

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from time import perf_counter
 from typing import Any, Protocol
 
+from ..reading import load
 from .checks import Timing, check_expectation
 from .registry import Entry
 from .report import ExpectationReport, Report, RuleReport
@@ -53,8 +53,8 @@ def _score_rule(
 ) -> tuple[tuple[Result, ...], str | None]:
     """Score one rule on every case, timing each answer on its own."""
     try:
-        rule = compile_rule(json.loads(file.read_text(encoding="utf-8")))
-    except (ValueError, OSError) as exc:  # RuleError and JSONDecodeError are ValueErrors
+        rule = compile_rule(load(file))
+    except ValueError as exc:  # RuleError (the file unreadable, not JSON, or not a rule) is a ValueError
         error = f"rule does not compile: {exc}"
         first_line = error.splitlines()[0]
         return tuple(_result(case, 0.0, first_line, None, settings) for case in cases), error

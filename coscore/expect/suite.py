@@ -21,6 +21,7 @@ from ..io.delimited import DelimitedReader
 from ..io.jsonl import JsonlReader
 from .errors import SuiteError
 from .registry import Registry, SuiteType, load_registry
+from .yamlfile import compose, read_text
 
 SUITE_FILE = "suite.yaml"
 REGISTRY_FILE = "expectations.yaml"
@@ -121,11 +122,7 @@ def find_rules(rules: Path) -> tuple[tuple[str, Path], ...]:
 
 def _yaml_mapping(path: Path, file: str) -> dict[str, tuple[Any, int]]:
     """A flat YAML mapping as ``{key: (value, line)}``."""
-    try:
-        node = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise SuiteError(file, "", f"not valid YAML: {exc}", mark.line + 1 if mark else None) from exc
+    node = compose(read_text(path, file), file)
     if node is None:
         return {}
     if not isinstance(node, yaml.MappingNode):

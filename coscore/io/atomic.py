@@ -15,7 +15,8 @@ from .errors import InputError
 def atomic_output(path: str | os.PathLike[str] | None, binary: bool = False) -> Iterator[IO]:
     """A stream to write ``path`` through; the file appears only if the block succeeds.
 
-    ``None`` or ``-`` is standard output (written as it goes). The temporary file is
+    ``None`` or ``-`` is standard output (written as it goes); a symbolic link, a device
+    or a pipe (``/dev/stdout``, a FIFO) is written through in place, never replaced. The temporary file is
     made in the target's folder, so the final rename is atomic; on any exception it
     is removed and an existing ``path`` is left untouched.
     """
@@ -25,6 +26,19 @@ def atomic_output(path: str | os.PathLike[str] | None, binary: bool = False) -> 
         stream.flush()
         return
     target = os.fspath(path)
+    mode = "wb" if binary else "w"
+    kwargs = {} if binary else {"encoding": "utf-8", "newline": ""}
+    if os.path.isdir(target):
+        raise InputError(target, "is a directory, not a file")
+    if os.path.islink(target) or (os.path.exists(target) and not os.path.isfile(target)):
+        # a link, a device or a pipe (/dev/stdout, a FIFO): written through, never replaced
+        try:
+            special = open(target, mode, **kwargs)
+        except OSError as exc:
+            raise InputError(target, f"cannot write: {exc.strerror or exc}") from None
+        with special:
+            yield special
+        return
     folder = os.path.dirname(os.path.abspath(target))
     if not os.path.isdir(folder):
         raise InputError(target, "the output folder does not exist")
@@ -33,8 +47,6 @@ def atomic_output(path: str | os.PathLike[str] | None, binary: bool = False) -> 
     except OSError as exc:
         raise InputError(target, f"cannot write here: {exc.strerror or exc}") from None
     try:
-        mode = "wb" if binary else "w"
-        kwargs = {} if binary else {"encoding": "utf-8", "newline": ""}
         with os.fdopen(fd, mode, **kwargs) as stream:
             yield stream
         _set_default_mode(temp)

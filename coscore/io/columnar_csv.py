@@ -21,8 +21,11 @@ from .delimited import DELIMITERS, DelimitedReader
 from .errors import InputError
 from .table import Chunk, LazyLines
 
-#: Bytes the Arrow parser reads at a time.
+#: Bytes the Arrow parser reads at a time; a row must fit in one block, so a file with a
+#: longer row is read again with blocks large enough for it (up to :data:`MAX_BLOCK_SIZE`).
 BLOCK_SIZE = 1 << 22
+#: The largest block the Arrow parser takes (its offsets are 32-bit).
+MAX_BLOCK_SIZE = (1 << 31) - 1
 
 
 class ColumnarDelimitedReader:
@@ -44,12 +47,14 @@ class ColumnarDelimitedReader:
         self._line_numbers: list[int] | None = None
         self._consumed = sum(len(name.encode("utf-8")) + 1 for name in self.columns)
 
-    def _open(self) -> Any:
+    def _open(self, block_size: int) -> Any:
         width = len(self.columns)
-        self._file = pa.OSFile(self._path)
+        if self._file is not None:
+            self._file.close()
+        self._file = pa.OSFile(os.fsencode(self._path))  # bytes: a name that is not UTF-8 too
         return pa_csv.open_csv(
             self._file,
-            read_options=pa_csv.ReadOptions(block_size=BLOCK_SIZE, use_threads=True),
+            read_options=pa_csv.ReadOptions(block_size=block_size, use_threads=True),
             parse_options=pa_csv.ParseOptions(
                 delimiter=DELIMITERS[self._fmt], quote_char='"', double_quote=True, escape_char=False,
                 newlines_in_values=True, ignore_empty_lines=width != 1,
@@ -67,17 +72,24 @@ class ColumnarDelimitedReader:
         (for a quote left open) before it goes on."""
         row = 0
         held: Any = None
-        try:
-            reader = self._open()
-            if reader.schema.names != self.columns:
-                self._diagnose("the Arrow parser read another header")
-            for table in _rebatched(reader, self._chunk_size, reader.schema):
-                if held is not None:
-                    yield self._chunk(held, row)
-                    row += held.num_rows
-                held = table
-        except pa.ArrowException as exc:
-            self._diagnose(str(exc))
+        block = BLOCK_SIZE
+        while True:
+            try:
+                reader = self._open(block)
+                if reader.schema.names != self.columns:
+                    self._diagnose("the Arrow parser read another header")
+                # read again after a row too long for the blocks: skip the rows already yielded
+                for table in _rebatched(reader, self._chunk_size, reader.schema, skip=row):
+                    if held is not None:
+                        yield self._chunk(held, row)
+                        row += held.num_rows
+                    held = table
+                break
+            except pa.ArrowException as exc:
+                if "straddl" not in str(exc) or block >= MAX_BLOCK_SIZE:
+                    self._diagnose(str(exc))
+                block = min(MAX_BLOCK_SIZE, max(block * 4, (self.total_bytes or 0) + 1))
+                held = None
         if held is None:
             held = pa.table({name: pa.array([], pa.string()) for name in self.columns})
         elif self._unclosed_quote(held.column(len(self.columns) - 1)[-1].as_py()):
@@ -147,11 +159,17 @@ def _span(column: Any) -> int:
     return total
 
 
-def _rebatched(batches: Any, size: int, schema: Any) -> Iterator[Any]:
-    """The rows of ``batches`` as tables of exactly ``size`` rows (the last may be shorter)."""
+def _rebatched(batches: Any, size: int, schema: Any, skip: int = 0) -> Iterator[Any]:
+    """The rows of ``batches`` after the first ``skip``, as tables of exactly ``size``
+    rows (the last may be shorter)."""
     pending: list[Any] = []
     count = 0
     for batch in batches:
+        if skip:
+            if batch.num_rows <= skip:
+                skip -= batch.num_rows
+                continue
+            batch, skip = batch.slice(skip), 0
         pending.append(batch)
         count += batch.num_rows
         while count >= size:

@@ -4,12 +4,19 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
+import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
 from ._text import TextFileReader
 from .errors import InputError
 from .table import MISSING, Chunk
+
+
+#: A JSON escape of a surrogate code point (a false alarm after an escaped backslash is harmless).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class JsonlReader(TextFileReader):
@@ -50,15 +57,44 @@ class JsonlReader(TextFileReader):
             raise InputError(
                 self.source, f"invalid JSON at character {exc.colno}: {exc.msg}", line=self._lines.lineno
             ) from None
+        except RecursionError:
+            raise InputError(self.source, "invalid JSON: nested too deeply", line=self._lines.lineno) from None
+        except ValueError:  # an integer of more digits than Python converts
+            raise InputError(
+                self.source, f"invalid JSON: a number with more than {sys.get_int_max_str_digits():,} digits",
+                line=self._lines.lineno,
+            ) from None
         if not isinstance(row, dict):
             raise InputError(
                 self.source, f"expected a JSON object, got {type(row).__name__}", line=self._lines.lineno
             )
+        if _SURROGATE_ESCAPE.search(text):  # "\ud800" alone decodes to a str no file can hold
+            self._check_surrogates(row)
         for key in row:
             if key not in self._known:
                 self._known.add(key)
                 self.columns.append(key)
         return row
+
+    def _check_surrogates(self, row: dict[str, Any]) -> None:
+        """Refuse a row holding a lone surrogate (a ``\\udxxx`` escape not part of a pair):
+        it is not a character, and no UTF-8 output could hold it."""
+        for key, value in row.items():
+            pending = [key, value]
+            while pending:
+                item = pending.pop()
+                if isinstance(item, str):
+                    found = _LONE_SURROGATE.search(item)
+                    if found:
+                        raise InputError(
+                            self.source, f"\\u{ord(found.group()):04x} is half of a surrogate pair, not a "
+                            "character; the file must hold valid Unicode", line=self._lines.lineno, column=key,
+                        )
+                elif isinstance(item, dict):
+                    pending.extend(item)
+                    pending.extend(item.values())
+                elif isinstance(item, list):
+                    pending.extend(item)
 
     def _chunk(self, rows: list[dict[str, Any]], lines: list[int]) -> Chunk:
         data = {name: [row.get(name, MISSING) for row in rows] for name in self.columns}

@@ -43,10 +43,12 @@ class ParquetReader:
     def _open(self, name: str) -> Any:
         if name != "-" and not os.path.exists(name):
             raise InputError(self.source, "no such file")
+        if os.path.isdir(name):
+            raise InputError(self.source, "is a directory, not a file")
         try:
             if name == "-":
                 return self._pq.ParquetFile(self._pa.BufferReader(sys.stdin.buffer.read()))
-            return self._pq.ParquetFile(name)
+            return self._pq.ParquetFile(self._pa.OSFile(os.fsencode(name)))  # bytes: a name that is not UTF-8 too
         except (OSError, self._pa.ArrowException) as exc:
             raise InputError(self.source, f"not a readable Parquet file ({exc})") from None
 

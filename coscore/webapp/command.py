@@ -5,7 +5,7 @@ import argparse
 import sqlite3
 import sys
 
-from ..server import parse_size
+from ..server import address_problem, parse_size
 from .routes import DEFAULT_MAX_BODY, create_app
 from .tasks import DEFAULT_WORKERS
 
@@ -38,6 +38,8 @@ def run(args: argparse.Namespace) -> int:
         problem = f"not a port number: {args.port}"
     elif args.workers < 1:
         problem = "--workers must be at least 1"
+    elif (unusable := address_problem(args.host, args.port)) is not None:
+        problem = unusable
     else:
         try:
             app = create_app(args.app_dir, args.db, max_body=args.max_body, workers=args.workers)
