@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from typing import Hashable, Iterable, Iterator, Mapping, Sequence, Union
 
@@ -23,9 +24,10 @@ import numpy as np
 
 from . import atoms as _atoms
 from ._fast import blank_column, check_answers, dedup_answers, dedup_strings, distinct_texts, joined_column, tune_malloc
-from .expr.columnar import EXACT_LIMIT, Column, ColumnFn, build, column_kind, integral, signed_zeros, text_key, truthy
+from .expr.columnar import EXACT_LIMIT, Column, ColumnFn, build, built_bound, column_kind, integral, signed_zeros, text_key, truthy
 from .expr.evaluate import Answer, combo_result, compile_tree, total
 from .expr.nodes import BLANK_OPERATORS, Call, Const, Node, walk
+from .limits import DEFAULT_LIMITS, Limits
 from .results import AtomCall, Batch, Outcome, failure_message
 from .spec import RuleSpec
 
@@ -42,24 +44,39 @@ class Plan:
     """A rule prepared for scoring, made once by :func:`plan` from a validated spec.
 
     ``atoms`` maps atom ids to prepared :class:`~coscore.atoms.Atom` objects,
-    ``combo_ids`` lists the combos in rule order, and ``columnar`` is the rule's
-    :class:`ColumnarPlan` (``None`` when some combo needs the reference evaluator).
+    ``combo_ids`` lists the combos in rule order, ``columnar`` is the rule's
+    :class:`ColumnarPlan` (``None`` when some combo needs the reference evaluator), and
+    ``limits`` the budgets every answer is held to.
     """
 
-    def __init__(self, spec: RuleSpec):
+    def __init__(self, spec: RuleSpec, limits: Limits = DEFAULT_LIMITS):
         self.spec = spec
+        self.limits = limits
         self.atoms: dict[str, _atoms.Atom] = {aid: _atoms.build(a) for aid, a in spec.atoms.items()}
         self.combo_ids: list[str] = [c.id for c in spec.combos]
         self.combo_mode: str = spec.combo_mode
         self.manual: bool = spec.dialect == "manual"
         self.combos = [(compile_tree(c.tree), c.score, c.mode) for c in spec.combos]
         vectorised = bool(spec.combos) and all(column_kind(c.tree) is not None for c in spec.combos) and not _shared_atom_calls(spec)
-        self.columnar: ColumnarPlan | None = ColumnarPlan(spec, self.atoms) if vectorised else None
+        # the columnar path counts an answer's atom calls by the rule's call sites: all must fit
+        vectorised = vectorised and sum(_call_sites(spec).values()) <= limits.max_atom_calls
+        self.columnar: ColumnarPlan | None = ColumnarPlan(spec, self.atoms, limits) if vectorised else None
 
 
-def plan(spec: RuleSpec) -> Plan:
-    """The :class:`Plan` of a validated rule: atoms prepared, combos compiled."""
-    return Plan(spec)
+def plan(spec: RuleSpec, limits: Limits = DEFAULT_LIMITS) -> Plan:
+    """The :class:`Plan` of a validated rule: atoms prepared, combos compiled, answers
+    held to ``limits``."""
+    return Plan(spec, limits)
+
+
+def _call_sites(spec: RuleSpec) -> Counter:
+    """How many ``G``/``M`` calls of the rule name each ``(atom id, text key)``."""
+    return Counter(
+        (str(node.args[0].value), text_key(node.args[1]))
+        for c in spec.combos
+        for node in walk(c.tree)
+        if isinstance(node, Call) and node.op in "GM"
+    )
 
 
 class ColumnarPlan:
@@ -69,10 +86,19 @@ class ColumnarPlan:
     when it reads nothing else: then two answers with the same such text score the
     same, and a batch is deduplicated on those texts alone. ``groups`` are the SM
     atoms scanned together (:func:`substring_groups`).
+
+    The answer budgets are kept by flagging: an answer whose string ``+`` could build
+    more than its budget (an upper bound from the blanks' lengths) is never built here,
+    and one whose atom calls, each counted once per call site, could cost more kernel
+    work than its budget is flagged, so that the reference evaluator, which counts as
+    it goes, gives its outcome.
     """
 
-    def __init__(self, spec: RuleSpec, atoms: Mapping[str, _atoms.Atom]):
+    def __init__(self, spec: RuleSpec, atoms: Mapping[str, _atoms.Atom], limits: Limits = DEFAULT_LIMITS):
         self.atoms = atoms
+        self.limits = limits
+        self.call_sites = _call_sites(spec)
+        self.built = built_bound([c.tree for c in spec.combos])
         self.manual = spec.dialect == "manual"
         self.combo_mode = spec.combo_mode
         self.combos = [(c.id, build(c.tree), float(c.score), c.mode, _int_zero(c, atoms)) for c in spec.combos]
@@ -92,9 +118,15 @@ class ColumnarPlan:
 
         With ``view`` set, each answer is a string standing for blank ``view`` (``"*"``:
         the joined blanks) — all the rule reads."""
-        ctx = BatchContext(answers, self.atoms, self.manual, view, self.groups)
+        ctx = self._context(answers, view)
         n = len(answers)
         flag = np.zeros(n, dtype=bool)
+        if self.built is not None:
+            over = self.built(ctx) > self.limits.max_built_chars
+            if over.any():  # never build these: the reference path stops at the budget
+                flag |= over
+                empty = "" if view is not None else ()
+                ctx = self._context([empty if o else a for a, o in zip(answers, over.tolist())], view)
         results: dict[str, np.ndarray] = {}
         with np.errstate(all="ignore"):
             for combo_id, column, score, mode, int_zero in self.combos:
@@ -123,8 +155,12 @@ class ColumnarPlan:
                 for result in combos[1:]:
                     total = np.where(result > total, result, total)
             flag |= np.isnan(total)
+            flag |= ctx.work > self.limits.max_work
             total = np.where(total < 0, 0.0, np.where(total > 10, 10.0, total))
         return total, results, flag
+
+    def _context(self, answers: list, view) -> "BatchContext":
+        return BatchContext(answers, self.atoms, self.manual, view, self.groups, self.limits, self.call_sites)
 
 
 def _int_zero(combo, atoms) -> bool:
@@ -155,14 +191,24 @@ class BatchContext:
     distinct strings, each standing for blank ``view`` of an answer (``"*"``: its joined
     blanks; ``0``: the one blank of one-blank answers), so that text needs no
     deduplication.
+
+    ``work`` is each answer's kernel work so far, an upper bound of what the reference
+    evaluator would count: each atom call is counted once per call site
+    (``call_sites``), whether it runs or not. A string whose call alone would go over
+    ``limits.max_work``, or whose answers are all over it already, is not scanned: its
+    answers are flagged.
     """
 
-    def __init__(self, answers: list, atoms: Mapping, manual: bool, view=None, groups: Mapping | None = None):
+    def __init__(self, answers: list, atoms: Mapping, manual: bool, view=None, groups: Mapping | None = None,
+                 limits: Limits = DEFAULT_LIMITS, call_sites: Mapping | None = None):
         self.answers = answers
         self.n = len(answers)
         self.atoms = atoms
         self.groups = groups or {}   # (atom id, text key) -> SubstringGroup: see substring_groups()
         self.manual = manual
+        self.limits = limits
+        self.call_sites = call_sites or {}
+        self.work = np.zeros(self.n)
         self.cache: dict = {}
         if view is not None:
             names = (0, -1, "*") if type(view) is int and view == 0 else (view,)
@@ -200,16 +246,41 @@ class BatchContext:
             _, strings, flag = text(self)
             distinct, index = self.distinct(text_key, strings)
             group = self.groups.get((atom_id, text_key))
+            ids = group.ids if group is not None else (atom_id,)
+            sizes = np.fromiter(map(len, distinct), dtype=np.float64, count=len(distinct)) + 1.0
+            distinct, skipped = self._affordable(distinct, index, sizes * sum(self.atoms[i].work for i in ids))
+            if skipped is not None:
+                flag = _or_flag(flag, skipped if index is None else skipped[index])
             if group is not None:   # this atom and the other SM atoms on this text, in one scan
                 found = group.evaluate_many(distinct)
             else:
                 found = {atom_id: self.atoms[atom_id].evaluate_many(distinct)}
             for found_id, (hits, values) in found.items():
+                cost = sizes * (self.atoms[found_id].work * self.call_sites.get((found_id, text_key), 1))
+                self.work += cost if index is None else cost[index]
                 if index is not None:
                     hits, values = hits[index], values[index]
                 self.cache[("atom", found_id, text_key)] = (hits.astype(np.float64), values, flag)
             result = self.cache[key]
         return result
+
+    def _affordable(self, distinct: list, index: np.ndarray | None, costs: np.ndarray) -> tuple[list, np.ndarray | None]:
+        """``distinct`` with ``""`` in place of each string not worth scanning (one call
+        over the whole work budget, or only answers over it already), and which those are."""
+        limit = self.limits.max_work
+        skip = costs > limit
+        over = self.work > limit
+        if over.any():
+            wanted = np.zeros(len(distinct), dtype=bool)
+            wanted[(index if index is not None else np.arange(self.n))[~over]] = True
+            skip |= ~wanted
+        if not skip.any():
+            return distinct, None
+        return ["" if s else d for d, s in zip(distinct, skip.tolist())], skip
+
+
+def _or_flag(a: np.ndarray | None, b: np.ndarray) -> np.ndarray:
+    return b if a is None else a | b
 
 
 def substring_groups(trees: list[Node], atoms: Mapping) -> dict:
@@ -241,7 +312,7 @@ def evaluate(plan: Plan, blanks: list, results: list, trace: list | None = None,
     of each combo as it starts and a ``(op, atom, text, hit, value)`` per atom call.
     ``add`` replaces ADD's left-to-right sum (:func:`coscore.expr.evaluate.total`).
     """
-    answer = Answer(blanks, plan.atoms, plan.manual, trace)
+    answer = Answer(blanks, plan.atoms, plan.manual, trace, plan.limits)
     for evaluate_combo, score, mode in plan.combos:
         if trace is not None:
             trace.append(len(results))

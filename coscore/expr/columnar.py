@@ -26,7 +26,7 @@ from typing import Callable, Hashable, Protocol
 import numpy as np
 
 from .evaluate import MAX_TEXT, cjk_count, to_float
-from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary
+from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary, walk
 
 #: Integers at or above this magnitude are not exact in float64: such answers are re-scored.
 EXACT_LIMIT = float(2**53)
@@ -327,6 +327,48 @@ def text_key(node: Node) -> Hashable:
     if isinstance(node, Arith):
         return ("cat", text_key(node.first), *(text_key(o) for _, o, _ in node.rest))
     return ("node", id(node))
+
+
+def built_bound(trees: list[Node]) -> Callable[["Columns"], np.ndarray] | None:
+    """A function giving, per answer, an upper bound of the characters the reference
+    evaluator's string ``+`` build for it over ``trees`` (each join counts the length of
+    its result, as :meth:`coscore.expr.evaluate.Answer.build` does; every join counted,
+    as if every branch ran); ``None`` when the trees join no strings."""
+    joins = [node for tree in trees for node in walk(tree) if isinstance(node, Arith) and column_kind(node) == _STR]
+    if not joins:
+        return None
+
+    def bound(ctx):
+        total = np.zeros(ctx.n)
+        for node in joins:
+            size = _length(node.first, ctx)
+            for _, operand, _ in node.rest:
+                size = size + _length(operand, ctx)
+                total += size
+        return total
+
+    return bound
+
+
+def _length(node: Node, ctx) -> np.ndarray:
+    """Per answer, the length of a string expression (at most, for ``and``/``or``/``if``)."""
+    if isinstance(node, Const):
+        return np.full(ctx.n, float(len(node.value)))
+    if isinstance(node, Call):  # T(n)
+        key = ("len", node.args[0].value)
+        if key not in ctx.cache:
+            strings = ctx.blank(node.args[0].value)[1]
+            ctx.cache[key] = np.fromiter(map(len, strings), dtype=np.float64, count=ctx.n)
+        return ctx.cache[key]
+    if isinstance(node, Arith):
+        size = _length(node.first, ctx)
+        for _, operand, _ in node.rest:
+            size = size + _length(operand, ctx)
+        return size
+    operands = node.operands if isinstance(node, BoolOp) else (node.then, node.orelse) if isinstance(node, IfExp) else ()
+    if not operands:
+        return np.full(ctx.n, np.inf)
+    return np.maximum.reduce([_length(o, ctx) for o in operands])
 
 
 def _build_arith(node: Arith) -> ColumnFn:
