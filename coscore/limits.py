@@ -92,7 +92,7 @@ _ANSWER_BUDGETS = {
 
 def over_rule_budget(budget: str, what: str, amount: int, limit: int) -> str:
     """The message of a rule over one of its budgets (a :class:`~coscore.Diagnostic`'s)."""
-    return f"rule budget exceeded: {what} {amount:,}, more than {limit:,} (limit {budget})"
+    return f"rule budget exceeded: {amount:,} {what}, more than {limit:,} (limit {budget})"
 
 
 # -- command-line flags -------------------------------------------------------------------
