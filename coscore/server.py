@@ -41,7 +41,7 @@ from . import __version__
 from . import rule as _rule
 from .compat import RuleCache
 from .diagnostics import RuleError, json_type, shorten
-from .limits import DEFAULT_LIMITS, Limits
+from .limits import DEFAULT_LIMITS, BudgetExceeded, Limits
 from .limits import add_arguments as add_limit_arguments
 from .limits import from_arguments as limits_from_arguments
 from .results import failure_message
@@ -244,7 +244,8 @@ class Service:
             raise
         except Exception as exc:  # the answer cannot be scored: the original answered 500
             message = failure_message(rule.combo_ids, results, exc)
-            raise ApiError(422, message, exception=type(exc).__name__) from None
+            budget = {"budget": exc.budget, "limit": exc.limit} if isinstance(exc, BudgetExceeded) else {}
+            raise ApiError(422, message, exception=type(exc).__name__, **budget) from None
         debug = dict(zip(rule.combo_ids, results))
         return {"score": _finite(score), "debugInfo": _finite(debug)}
 

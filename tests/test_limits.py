@@ -318,7 +318,9 @@ def test_the_service_compiles_with_its_limits():
     service = Service(limits=Limits(max_built_chars=4))
     body = json.dumps({"rule": rule({}, "T(0) + T(0) == 'x'", mode="logic"), "answer": ["abc"]}).encode()
     status, payload, _ = service.handle("testRule", body)
-    assert status == 422 and "max_built_chars" in json.loads(payload)["error"]
+    answer = json.loads(payload)
+    assert status == 422 and "max_built_chars" in answer["error"]
+    assert answer["budget"] == "max_built_chars" and answer["limit"] == 4
     body = json.dumps({"rule": rule({}, "T(0) + T(0) == 'x'", mode="logic"), "answers": [["abc"], ["a"]]}).encode()
     status, payload, _ = service.handle("score", body)
     assert status == 200 and json.loads(payload)["errors"][0].endswith("(limit max_built_chars)")
