@@ -230,17 +230,19 @@ def _lcs_vectors(keys: Sequence[str]) -> tuple[int, int]:
     return max(1, vectors + long_words), long_words
 
 
-def table_bytes(spec: AtomSpec) -> int:
-    """An estimate (bytes, a little above the truth) of the memory building the atom of
-    ``spec`` takes at its peak, computed without building it: the kernels' tables (which
-    grow with the alphabet, the number of 256-code-point blocks its characters span and
-    the number of keys) and the Python objects that hold the keys while they are built."""
+def table_bytes(spec: AtomSpec) -> tuple[int, int]:
+    """An estimate (bytes, a little above the truth) of the memory of the atom of
+    ``spec``, computed without building it: ``(kept, building)``, what the built atom
+    holds — its kernels' tables, which grow with the alphabet, the number of
+    256-code-point blocks its characters span and the number of keys, and the Python
+    objects of its keys — and what building it needs on top of that for a moment."""
     texts = list(spec.keys) if spec.kind != "SM" else [o for g in spec.groups for o in g]
     length = sum(map(len, texts))
     chars = set("".join(texts))
-    size = _ATOM + _PER_OBJECT * (len(texts) + len(chars)) + 4 * length
+    size = _ATOM + _PER_OBJECT * len(texts) + 4 * length
+    alphabet = _PER_OBJECT * len(chars)   # a dict of the characters while the tables are built
     if spec.kind == "EM":
-        return size
+        return size, 0
     if spec.kind == "OP":
         vectors, long_words = _lcs_vectors(spec.keys)
         lanes = (len(chars) + 1) * (vectors - long_words) * _VECTOR if vectors > long_words else 0
@@ -249,24 +251,24 @@ def table_bytes(spec: AtomSpec) -> int:
             if len(key) > 64:
                 dense = (len(chars) + 1) * -(-len(key) // 64) * 8
                 long += dense if dense <= _LCS_DENSE else 16 * len(key) + 64 * -(-len(key) // 64)
-        return size + _code_point_map(chars) + lanes + long + 64 * len(spec.keys)
+        return size + _code_point_map(chars) + lanes + long + 64 * len(spec.keys), alphabet + 4 * length
     if spec.kind == "CS":
         n_ids = len(chars) + 2
         matrix = n_ids * -(-len(spec.keys) // _JACCARD_LANES) * _VECTOR
+        kept = size + _code_point_map(chars) + (matrix if matrix <= _JACCARD_MATRIX else 0) + 16 * length
         # each key's counts are a dict while the scorer is built: an entry per character, at most
-        counts = _PER_OBJECT * len(spec.keys) + 80 * length
-        return size + _code_point_map(chars) + (matrix if matrix <= _JACCARD_MATRIX else 0) + counts
+        return kept, alphabet + _PER_OBJECT * len(spec.keys) + 80 * length
     # SM: Shift-And over the distinct leading options when they are short enough, else an
     # Aho–Corasick automaton when its table is small enough (built through Python dicts)
     leads = {o for g in spec.groups for o in _split_group(g)[0]}
     lead_chars = set("".join(leads))
-    size += len(spec.groups) * _PER_OBJECT + _code_point_map(lead_chars)
+    size += 3 * _PER_OBJECT * len(spec.groups) + _code_point_map(lead_chars)
     total = sum(map(len, leads))
     if total <= _SHIFT_AND_BITS:
         pages = _code_point_map(lead_chars) // 1024
-        return size + (len(lead_chars) + 1) * 16 + len(spec.groups) * 16 + (2048 * pages if total <= 64 else 0)
+        return size + (len(lead_chars) + 1) * 16 + 16 * len(spec.groups) + (2048 * pages if total <= 64 else 0), alphabet
     states, width = total + 1, len(lead_chars) + 1
-    automaton = 5 * _PER_OBJECT * states   # the trie's dicts and output sets while it is built
-    if states * width <= _AUTOMATON:
-        automaton += states * width * 4 * 4   # the table, and the arrays it is computed in
-    return size + automaton
+    trie = alphabet + 5 * _PER_OBJECT * states   # the trie's dicts and output sets
+    if states * width > _AUTOMATON:
+        return size, trie
+    return size + 4 * states * width + 12 * states, trie + 3 * 4 * states * width   # and the arrays it is computed in

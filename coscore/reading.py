@@ -118,8 +118,10 @@ def _over_budget(rule: dict, atoms: dict[str, AtomSpec], limits: Limits) -> list
     ]
     if problems:
         return problems
-    sizes = {atom_id: table_bytes(atom) for atom_id, atom in atoms.items()}
-    total = sum(sizes.values())
+    estimates = {atom_id: table_bytes(atom) for atom_id, atom in atoms.items()}
+    sizes = {atom_id: kept + building for atom_id, (kept, building) in estimates.items()}
+    # what every atom keeps, and what building the most demanding one needs for a moment
+    total = sum(kept for kept, _ in estimates.values()) + max((b for _, b in estimates.values()), default=0)
     if total > limits.max_table_bytes:
         largest = sorted(sizes, key=sizes.__getitem__, reverse=True)[:3]
         shown = ", ".join(f"atoms.{shorten(atom_id, 40)} {sizes[atom_id]:,}" for atom_id in largest)
