@@ -207,8 +207,13 @@ _ATOM = 2048                  # the atom's own objects
 def _code_point_map(chars: set) -> int:
     """A code point → id map: a 1 KiB page per 256-code-point block of the BMP used,
     8 bytes per astral code point."""
-    pages = {ord(c) >> 8 for c in chars if ord(c) < 0x10000}
-    return 512 + 1024 * (len(pages) + 1) + 8 * (len(chars) - sum(1 for c in chars if ord(c) < 0x10000))
+    text = "".join(chars)
+    if text.isascii():
+        return 512 + 1024 * 2
+    high = text.encode("utf-16-be", "surrogatepass")[::2]   # each BMP character's block
+    astral = sum(high.count(b) for b in range(0xD8, 0xDC))  # an astral one is a surrogate pair
+    blocks = set(high).difference(range(0xD8, 0xE0))
+    return 512 + 1024 * (len(blocks) + 1) + 8 * astral
 
 
 def _lcs_vectors(keys: Sequence[str]) -> tuple[int, int]:
@@ -255,17 +260,18 @@ def table_bytes(spec: AtomSpec) -> tuple[int, int]:
     if spec.kind == "CS":
         n_ids = len(chars) + 2
         matrix = n_ids * -(-len(spec.keys) // _JACCARD_LANES) * _VECTOR
-        kept = size + _code_point_map(chars) + (matrix if matrix <= _JACCARD_MATRIX else 0) + 16 * length
+        kept = size + _code_point_map(chars) + (matrix if matrix <= _JACCARD_MATRIX else 0) + 16 * length + 4096
         # each key's counts are a dict while the scorer is built: an entry per character, at most
         return kept, alphabet + _PER_OBJECT * len(spec.keys) + 80 * length
     # SM: Shift-And over the distinct leading options when they are short enough, else an
     # Aho–Corasick automaton when its table is small enough (built through Python dicts)
     leads = {o for g in spec.groups for o in _split_group(g)[0]}
     lead_chars = set("".join(leads))
-    size += 3 * _PER_OBJECT * len(spec.groups) + _code_point_map(lead_chars)
+    mapped = _code_point_map(lead_chars)
+    size += 3 * _PER_OBJECT * len(spec.groups) + mapped
     total = sum(map(len, leads))
     if total <= _SHIFT_AND_BITS:
-        pages = _code_point_map(lead_chars) // 1024
+        pages = mapped // 1024
         return size + (len(lead_chars) + 1) * 16 + 16 * len(spec.groups) + (2048 * pages if total <= 64 else 0), alphabet
     states, width = total + 1, len(lead_chars) + 1
     trie = alphabet + 5 * _PER_OBJECT * states   # the trie's dicts and output sets

@@ -281,6 +281,7 @@ def _add_check(sub: Any) -> None:
     _add_data_options(p)
     p.add_argument("--label", metavar="COL", help="the mark column of DATA (never taken as a blank)")
     p.add_argument("--json", action="store_true", help="print a JSON object for tools")
+    add_limit_arguments(p)
     p.set_defaults(handler=cmd_check)
 
 
@@ -300,7 +301,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     blanks = _data_blanks(args) if args.data else None
     report = None
     try:
-        rule = coscore.compile(text)
+        rule = coscore.compile(text, limits=limits_from_arguments(args))
         report = check_rule(rule, blanks)
         diagnostics = list(rule.warnings) + report.diagnostics
     except coscore.RuleError as exc:
