@@ -24,7 +24,7 @@ import numpy as np
 
 from . import atoms as _atoms
 from ._fast import blank_column, check_answers, dedup_answers, dedup_strings, distinct_texts, joined_column, tune_malloc
-from .expr.columnar import EXACT_LIMIT, Column, ColumnFn, build, built_bound, column_kind, integral, signed_zeros, text_key, truthy
+from .expr.columnar import EXACT_LIMIT, MAX_TEXT, Column, ColumnFn, build, built_over, column_kind, integral, signed_zeros, text_key, truthy
 from .expr.evaluate import Answer, combo_result, compile_tree, total
 from .expr.nodes import BLANK_OPERATORS, Call, Const, Node, walk
 from .limits import DEFAULT_LIMITS, Limits
@@ -98,7 +98,7 @@ class ColumnarPlan:
         self.atoms = atoms
         self.limits = limits
         self.call_sites = _call_sites(spec)
-        self.built = built_bound([c.tree for c in spec.combos])
+        self.built_over = built_over([c.tree for c in spec.combos])
         self.manual = spec.dialect == "manual"
         self.combo_mode = spec.combo_mode
         self.combos = [(c.id, build(c.tree), float(c.score), c.mode, _int_zero(c, atoms)) for c in spec.combos]
@@ -121,12 +121,14 @@ class ColumnarPlan:
         ctx = self._context(answers, view)
         n = len(answers)
         flag = np.zeros(n, dtype=bool)
-        if self.built is not None:
-            over = self.built(ctx) > self.limits.max_built_chars
-            if over.any():  # never build these: the reference path stops at the budget
+        if self.built_over is not None:
+            over = self.built_over(ctx, self.limits.max_built_chars)
+            if over is not None and over.any():  # never build these: the reference path stops at the budget
                 flag |= over
                 empty = "" if view is not None else ()
                 ctx = self._context([empty if o else a for a, o in zip(answers, over.tolist())], view)
+            # no answer left builds more than its budget in all: then no one join is too long
+            ctx.joins_fit = self.limits.max_built_chars <= MAX_TEXT
         results: dict[str, np.ndarray] = {}
         with np.errstate(all="ignore"):
             for combo_id, column, score, mode, int_zero in self.combos:
@@ -155,7 +157,9 @@ class ColumnarPlan:
                 for result in combos[1:]:
                     total = np.where(result > total, result, total)
             flag |= np.isnan(total)
-            flag |= ctx.work > self.limits.max_work
+            over = ctx.over_work()
+            if over is not None:
+                flag |= over
             total = np.where(total < 0, 0.0, np.where(total > 10, 10.0, total))
         return total, results, flag
 
@@ -194,9 +198,10 @@ class BatchContext:
 
     ``work`` is each answer's kernel work so far, an upper bound of what the reference
     evaluator would count: each atom call is counted once per call site
-    (``call_sites``), whether it runs or not. A string whose call alone would go over
-    ``limits.max_work``, or whose answers are all over it already, is not scanned: its
-    answers are flagged.
+    (``call_sites``), whether it runs or not (``None`` while no answer can be over
+    ``limits.max_work``, the usual case: then only a bound for the batch is kept). A
+    string whose call alone would go over ``limits.max_work``, or whose answers are all
+    over it already, is not scanned: its answers are flagged.
     """
 
     def __init__(self, answers: list, atoms: Mapping, manual: bool, view=None, groups: Mapping | None = None,
@@ -208,7 +213,11 @@ class BatchContext:
         self.manual = manual
         self.limits = limits
         self.call_sites = call_sites or {}
-        self.work = np.zeros(self.n)
+        self.joins_fit = False
+        # per answer once some answer may be over the work budget; until then a bound for all
+        self.work: np.ndarray | None = None
+        self._work_bound = 0.0
+        self._charges: list = []
         self.cache: dict = {}
         if view is not None:
             names = (0, -1, "*") if type(view) is int and view == 0 else (view,)
@@ -247,8 +256,11 @@ class BatchContext:
             distinct, index = self.distinct(text_key, strings)
             group = self.groups.get((atom_id, text_key))
             ids = group.ids if group is not None else (atom_id,)
-            sizes = np.fromiter(map(len, distinct), dtype=np.float64, count=len(distinct)) + 1.0
-            distinct, skipped = self._affordable(distinct, index, sizes * sum(self.atoms[i].work for i in ids))
+            chars = self.cache.get(("chars", text_key))
+            if chars is None:  # a bound of any one call's text: they are all in there
+                chars = self.cache[("chars", text_key)] = sum(map(len, distinct)) + len(distinct)
+            texts = distinct
+            distinct, skipped = self._affordable(texts, index, text_key, chars, sum(self.atoms[i].work for i in ids))
             if skipped is not None:
                 flag = _or_flag(flag, skipped if index is None else skipped[index])
             if group is not None:   # this atom and the other SM atoms on this text, in one scan
@@ -256,27 +268,59 @@ class BatchContext:
             else:
                 found = {atom_id: self.atoms[atom_id].evaluate_many(distinct)}
             for found_id, (hits, values) in found.items():
-                cost = sizes * (self.atoms[found_id].work * self.call_sites.get((found_id, text_key), 1))
-                self.work += cost if index is None else cost[index]
+                per_char = self.atoms[found_id].work * self.call_sites.get((found_id, text_key), 1)
+                self._charge(texts, index, text_key, chars, per_char)
                 if index is not None:
                     hits, values = hits[index], values[index]
                 self.cache[("atom", found_id, text_key)] = (hits.astype(np.float64), values, flag)
             result = self.cache[key]
         return result
 
-    def _affordable(self, distinct: list, index: np.ndarray | None, costs: np.ndarray) -> tuple[list, np.ndarray | None]:
-        """``distinct`` with ``""`` in place of each string not worth scanning (one call
-        over the whole work budget, or only answers over it already), and which those are."""
+    def _sizes(self, text_key, texts: list) -> np.ndarray:
+        """Each distinct text's length + 1: what one call on it costs per unit of work."""
+        sizes = self.cache.get(("sizes", text_key))
+        if sizes is None:
+            sizes = self.cache[("sizes", text_key)] = np.fromiter(map(len, texts), np.float64, len(texts)) + 1.0
+        return sizes
+
+    def _affordable(self, texts: list, index: np.ndarray | None, text_key, chars: int,
+                    per_char: int) -> tuple[list, np.ndarray | None]:
+        """``texts`` with ``""`` in place of each one not worth scanning (one call over the
+        whole work budget, or only answers over it already), and which those are."""
         limit = self.limits.max_work
-        skip = costs > limit
-        over = self.work > limit
-        if over.any():
-            wanted = np.zeros(len(distinct), dtype=bool)
-            wanted[(index if index is not None else np.arange(self.n))[~over]] = True
-            skip |= ~wanted
+        if self.work is None and chars * per_char <= limit:
+            return texts, None
+        skip = self._sizes(text_key, texts) * per_char > limit
+        if self.work is not None:
+            over = self.work > limit
+            if over.any():
+                wanted = np.zeros(len(texts), dtype=bool)
+                wanted[(index if index is not None else np.arange(self.n))[~over]] = True
+                skip |= ~wanted
         if not skip.any():
-            return distinct, None
-        return ["" if s else d for d, s in zip(distinct, skip.tolist())], skip
+            return texts, None
+        return ["" if s else d for d, s in zip(texts, skip.tolist())], skip
+
+    def _charge(self, texts: list, index: np.ndarray | None, text_key, chars: int, per_char: int) -> None:
+        """Add a call's work on each distinct text (its length + 1, times ``per_char``) to
+        its answers' work; while ``chars`` (a bound of each text's) keep every answer under
+        the budget, only their sum is kept."""
+        if self.work is None:
+            self._charges.append((texts, index, text_key, per_char))
+            self._work_bound += chars * per_char
+            if self._work_bound <= self.limits.max_work:
+                return
+            charges, self._charges = self._charges, []
+            self.work = np.zeros(self.n)
+        else:
+            charges = [(texts, index, text_key, per_char)]
+        for texts, i, key, factor in charges:
+            sizes = self._sizes(key, texts)
+            self.work += (sizes if i is None else sizes[i]) * factor
+
+    def over_work(self) -> np.ndarray | None:
+        """The answers whose work went over ``limits.max_work`` (``None``: none can have)."""
+        return None if self.work is None else self.work > self.limits.max_work
 
 
 def _or_flag(a: np.ndarray | None, b: np.ndarray) -> np.ndarray:

@@ -31,9 +31,9 @@ Evaluator = Callable[["Answer"], object]
 
 class Answer:
     """One answer being scored: its blanks, the rule's atoms, the per-answer caches and
-    what the answer has spent of its budgets (``built`` characters, kernel ``work``)."""
+    what is left of the answer's budgets."""
 
-    __slots__ = ("blanks", "atoms", "manual", "trace", "limits", "built", "work",
+    __slots__ = ("blanks", "atoms", "manual", "trace", "limits", "_built_left", "_calls_left", "_work_left",
                  "_joined", "_t", "_l", "_q", "_f", "_u", "_gm")
 
     def __init__(self, blanks: list, atoms: Mapping[str, Callable], manual: bool = False, trace: list | None = None,
@@ -43,8 +43,9 @@ class Answer:
         self.manual = manual
         self.trace = trace
         self.limits = limits
-        self.built = 0
-        self.work = 0
+        self._built_left = limits.max_built_chars
+        self._calls_left = limits.max_atom_calls
+        self._work_left = limits.max_work
         self._joined: str | None = None
         self._t: dict = {}
         self._l: dict = {}
@@ -136,18 +137,14 @@ class Answer:
     # -- budgets ---------------------------------------------------------------------
     def build(self, size: int) -> None:
         """Count ``size`` characters about to be built; over budget, raise first."""
-        self.built += size
-        if self.built > self.limits.max_built_chars:
+        self._built_left -= size
+        if self._built_left < 0:
             raise BudgetExceeded("max_built_chars", self.limits.max_built_chars)
 
-    def _spend(self, atom, s) -> None:
-        """Count a new atom call (an entry of the cache) and its kernel work, before it runs."""
-        limits = self.limits
-        if len(self._gm) >= limits.max_atom_calls:
-            raise BudgetExceeded("max_atom_calls", limits.max_atom_calls)
-        self.work += ((len(s) if type(s) is str else 0) + 1) * getattr(atom, "work", 1)
-        if self.work > limits.max_work:
-            raise BudgetExceeded("max_work", limits.max_work)
+    def _over_calls(self) -> BudgetExceeded:
+        if self._calls_left < 0:
+            return BudgetExceeded("max_atom_calls", self.limits.max_atom_calls)
+        return BudgetExceeded("max_work", self.limits.max_work)
 
     # -- atoms -----------------------------------------------------------------------
     def atom(self, k, s) -> tuple:
@@ -159,7 +156,11 @@ class Answer:
             atom = self.atoms.get(atom_id)
             if atom is None:
                 raise KeyError(f"atom {atom_id!r} does not exist") from None
-            self._spend(atom, s)
+            # a new call: one more cache entry, and its kernel work, counted before it runs
+            self._calls_left -= 1
+            self._work_left -= (len(s) + 1 if type(s) is str else 1) * getattr(atom, "work", 1)
+            if self._calls_left < 0 or self._work_left < 0:
+                raise self._over_calls() from None
             result = self._gm[key] = atom(s)
         except TypeError:  # unhashable cannot happen with rule values; keep the message clear
             raise TypeError(f"cannot call an atom with {type(s).__name__}") from None
