@@ -4,11 +4,11 @@
     python benchmarks/hostile.py --url http://127.0.0.1:8000
     python benchmarks/hostile.py --api            # the in-process figures only (no server)
 
-Runs issue 12's reproducers and prints the figures its "Done when" asks for. First in
-this machine's Python API, each in a fresh interpreter (its peak resident memory and
-time): the 600-string answer through ``score`` and ``score_many``, the freeze answers,
-and compiling the large-table rules (refused by the ``max_table_bytes`` budget before
-any table is built). Then against the service:
+Sends requests built to hurt coscore and prints what they cost. First through the Python
+API, each in a fresh interpreter (its peak resident memory and time): the 600-string
+answer through ``score`` and ``score_many``, the freeze answers, and compiling the
+large-table rules (refused by the ``max_table_bytes`` budget before any table is built).
+Then against the service:
 
 1. ``/healthz`` latency (worst of polls every 50 ms) while two freeze requests run (an SM
    atom of 20,000 ``~a`` options and a 1,000,000-character answer; OP with a

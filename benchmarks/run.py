@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""coscore's benchmark suite: one command, every figure of issue 3 with its baseline.
+"""coscore's benchmark suite: one command, every performance figure with its baseline.
 
     python benchmarks/run.py            # the full run (about 5-10 minutes on 2 cores)
     python benchmarks/run.py --quick    # a smoke run (under a minute)
@@ -559,7 +559,7 @@ def print_summary(rows: list[dict]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="coscore benchmark suite (issue 3)")
+    parser = argparse.ArgumentParser(description="coscore benchmark suite: every performance figure with its baseline")
     parser.add_argument("--quick", action="store_true", help="a small smoke run (under a minute)")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results", help="output folder")
     args = parser.parse_args(argv)

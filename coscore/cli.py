@@ -592,15 +592,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def read_rule_text(path: str) -> str:
     """The text of a rule file, with clear errors for a missing file or invalid UTF-8."""
-    try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except FileNotFoundError:
-        raise InputError(path, "no such file") from None
-    except IsADirectoryError:
-        raise InputError(path, "is a directory, not a rule file") from None
-    except OSError as exc:
-        raise InputError(path, exc.strerror or str(exc)) from None
+    from .io import open_file
+
+    with open_file(path) as f:
+        raw = f.read()
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

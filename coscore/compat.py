@@ -16,11 +16,10 @@ exception class is raised (``ZeroDivisionError``, ``TypeError``, ``IndexError``,
 NaN total raises ``ValueError`` (the original returned NaN). ADD totals use the
 interpreter's own ``sum()`` as the original does (from Python 3.12 it compensates float
 rounding, so the last bit can differ from :func:`coscore.compile`'s one left-to-right
-order). Differences from the
-original are the documented deviations of SEMANTICS.md; in particular a rule that can
-never be scored (unknown atom type, bad ``comboMode``, syntax error in a combo, …)
-raises :class:`coscore.RuleError` (a ``ValueError``) when ``Rule`` is built instead of
-misbehaving later.
+order). Differences from the original are the documented deviations of docs/semantics.md;
+in particular a rule that can never be scored (unknown atom type, bad ``comboMode``,
+syntax error in a combo, …) raises :class:`coscore.RuleError` (a ``ValueError``) when
+``Rule`` is built instead of misbehaving later.
 
 Rules are compiled once and kept in a bounded LRU cache keyed by their content, so
 building a ``Rule`` per request costs one ``json.dumps`` of the rule after the first time.

@@ -164,7 +164,9 @@ def parse_json(body: bytes) -> Any:
         raise ApiError(400, "malformed JSON: nested too deeply") from None
 
 
-def _object(body: bytes, required: tuple[str, ...]) -> dict:
+def json_object(body: bytes, required: tuple[str, ...]) -> dict:
+    """The request body as a JSON object holding the ``required`` keys; :class:`ApiError` 400
+    naming what is wrong."""
     data = parse_json(body)
     if not isinstance(data, dict):
         raise ApiError(400, f"the request body must be a JSON object, not {json_type(data)}")
@@ -231,7 +233,7 @@ class Service:
 
     # POST /api/testRule
     def test_rule(self, body: bytes) -> Any:
-        data = _object(body, ("rule", "answer"))
+        data = json_object(body, ("rule", "answer"))
         rule = self.compile(data)
         answer = data["answer"]
         if not isinstance(answer, (list, str)):
@@ -251,7 +253,7 @@ class Service:
 
     # POST /v1/score
     def score(self, body: bytes) -> Any:
-        data = _object(body, ("rule", "answers"))
+        data = json_object(body, ("rule", "answers"))
         rule = self.compile(data)
         answers = data["answers"]
         if not isinstance(answers, list):
@@ -266,7 +268,7 @@ class Service:
 
     # POST /v1/check
     def check(self, body: bytes) -> Any:
-        data = _object(body, ("rule",))
+        data = json_object(body, ("rule",))
         try:
             rule = self.compile(data)
         except ApiError as exc:
@@ -277,7 +279,7 @@ class Service:
 
     # POST /v1/explain
     def explain(self, body: bytes) -> Any:
-        data = _object(body, ("rule", "answer"))
+        data = json_object(body, ("rule", "answer"))
         rule = self.compile(data)
         blanks = _answer(data["answer"], "'answer'")
         outcome, calls = rule.trace(blanks)

@@ -1,10 +1,14 @@
-"""Shared fixtures: the conformance corpus (tests/data/*.jsonl) and the demo rules."""
+"""Shared fixtures and checks: the conformance corpus (tests/data/*.jsonl), the demo rules,
+and "``score_many`` equals ``score`` answer by answer"."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
+
+import coscore
 
 DATA = Path(__file__).parent / "data"
 DEMO = Path(__file__).parent.parent / "coscore" / "data" / "demo"
@@ -32,3 +36,26 @@ def demo_rules() -> dict[str, dict]:
         path.name.removesuffix(".rule.json"): json.loads(path.read_text(encoding="utf-8"))
         for path in sorted(DEMO.glob("*.rule.json"))
     }
+
+
+def exactly(outcome: coscore.Outcome) -> tuple:
+    """An outcome with its floats spelled out: ``-0.0`` differs from ``0.0``, NaN equals NaN."""
+    return repr(outcome.score), {cid: repr(v) for cid, v in outcome.combos.items()}, outcome.error
+
+
+def assert_batch_matches_score(rule: coscore.Rule, answers: list, batch: coscore.Batch) -> None:
+    """``batch`` (``rule.score_many(answers)``) holds exactly what ``rule.score`` gives for
+    each answer: score, combos (signs of zeros included), error."""
+    assert len(batch) == len(answers)
+    for i, answer in enumerate(answers):
+        outcome = rule.score(answer)
+        assert exactly(batch[i]) == exactly(outcome), (answer, batch[i], outcome)
+        assert (outcome.error is None) == (batch.errors[i] is None), (answer, outcome, batch.errors[i])
+        if outcome.error is None:
+            assert outcome.score == batch.scores[i], (answer, outcome)
+            for cid in rule.combo_ids:
+                got = batch.combos[cid][i]
+                assert got == outcome.combos[cid] or (math.isnan(got) and math.isnan(outcome.combos[cid])), (answer, cid)
+        else:
+            assert outcome.error == batch.errors[i]
+            assert math.isnan(batch.scores[i])

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import builtins
 import json
-import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -129,6 +129,17 @@ def test_json_text_is_accepted():
     assert Rule(text).calculate(["a", "", "null", "b"])[0] == 4
 
 
+def test_compat_totals_with_the_interpreters_sum_and_the_engine_left_to_right():
+    source = {"atoms": {}, "combos": {str(i): {"combo": "0.1", "score": 1, "mode": "value"} for i in range(10)}, "comboMode": "ADD"}
+    score, debug = Rule(source).calculate(["x"])
+    values = [debug[str(i)] for i in range(10)]
+    assert score == sum(values)  # 1.0 from Python 3.12 on (compensated), 0.9999999999999999 before
+    left_to_right = 0
+    for value in values:
+        left_to_right += value
+    assert coscore.compile(source).score(["x"]).score == left_to_right == 0.9999999999999999
+
+
 # -- the cache ---------------------------------------------------------------------------
 
 
@@ -204,22 +215,15 @@ def test_cache_is_bounded_in_bytes():
 def test_cache_is_thread_safe():
     cache = RuleCache(8)
     rules = [_rule(i) for i in range(20)]
-    errors = []
 
-    def work():
-        try:
-            for _ in range(20):
-                for r in rules:
-                    assert cache.get(r).combo_ids == ["A", "B"]
-        except Exception as exc:  # pragma: no cover - reported below
-            errors.append(exc)
+    def work() -> None:
+        for _ in range(20):
+            for r in rules:
+                assert cache.get(r).combo_ids == ["A", "B"]
 
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    with ThreadPoolExecutor(4) as pool:
+        for done in [pool.submit(work) for _ in range(4)]:
+            done.result()  # re-raises a worker's failure here
     assert len(cache) <= 8
 
 
@@ -232,3 +236,4 @@ def test_building_rule_per_request_is_fast():
     for _ in range(1000):
         Rule(rule)
     assert (time.perf_counter() - start) / 1000 < 0.001  # a cache hit, not a compilation
+

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import math
 import random
 
 import numpy as np
@@ -12,36 +11,12 @@ from hypothesis import strategies as st
 
 import coscore
 from coscore import engine, reading
-from conftest import load_cases
+from conftest import assert_batch_matches_score, exactly, load_cases
 
 CASES = load_cases()
 RULES = list({json.dumps(c["rule"], sort_keys=True): c["rule"] for c in CASES}.values())
 ANSWERS = [c["answers"] for c in CASES]
 PIECES = sorted({piece for answer in ANSWERS for blank in answer for piece in (blank, blank[:3], blank[-2:])})
-
-
-def _equal(a: float, b: float) -> bool:
-    return a == b or (math.isnan(a) and math.isnan(b))
-
-
-def _exactly(outcome: coscore.Outcome) -> tuple:
-    """An outcome with its floats spelled out: ``-0.0`` differs from ``0.0``, NaN equals NaN."""
-    return repr(outcome.score), {cid: repr(v) for cid, v in outcome.combos.items()}, outcome.error
-
-
-def _same(rule: coscore.Rule, answers: list, batch: coscore.Batch) -> None:
-    assert len(batch) == len(answers)
-    for i, answer in enumerate(answers):
-        outcome = rule.score(answer)
-        assert _exactly(batch[i]) == _exactly(outcome), (answer, batch[i], outcome)
-        assert (outcome.error is None) == (batch.errors[i] is None), (answer, outcome, batch.errors[i])
-        if outcome.error is None:
-            assert outcome.score == batch.scores[i], (answer, outcome)
-            for cid in rule.combo_ids:
-                assert _equal(outcome.combos[cid], batch.combos[cid][i]), (answer, cid)
-        else:
-            assert outcome.error == batch.errors[i]
-            assert math.isnan(batch.scores[i])
 
 
 def _columnar(source: dict) -> engine.ColumnarPlan | None:
@@ -64,7 +39,7 @@ def test_columnar_path_equals_reference_on_every_conformance_rule(seed):
         rule = coscore.compile(rule_source)
         answers = _random_answers(rng, 12)
         answers += answers[:3]  # duplicates
-        _same(rule, answers, rule.score_many(answers))
+        assert_batch_matches_score(rule, answers, rule.score_many(answers))
 
 
 def test_nearly_every_conformance_rule_is_vectorised():
@@ -102,7 +77,7 @@ def test_random_rules_agree_on_both_paths(combos, modes, scores, combo_mode, bla
         "comboMode": combo_mode,
     })
     answers = [b[0] if len(b) == 1 and i % 2 else tuple(b) if i % 3 == 0 else b for i, b in enumerate(blanks)]
-    _same(rule, answers, rule.score_many(answers))
+    assert_batch_matches_score(rule, answers, rule.score_many(answers))
 
 
 def test_iterables_chunks_and_jobs_keep_order():
@@ -157,7 +132,7 @@ def test_sm_atoms_on_one_text_share_one_scan():
     assert set(groups) == {("0", ("T", 0)), ("1", ("T", 0))}   # atom 2 reads another text
     assert groups[("0", ("T", 0))] is groups[("1", ("T", 0))]
     answers = [["ab", "c"], ["a"], ["b", "x"], ["aab", "cc"], ["", "c"], "ba"]
-    _same(rule, answers, rule.score_many(answers))
+    assert_batch_matches_score(rule, answers, rule.score_many(answers))
 
 
 def test_joined_texts_line_up():
@@ -170,8 +145,8 @@ def test_joined_texts_line_up():
     rule = coscore.compile(source)
     assert _columnar(source).key == "*"
     answers = [["a"], ["b", "x"], ["ab"], ["x", "y", "b"], ["bb"], "ba", ["xab"]]
-    _same(rule, answers, rule.score_many(answers))
-    _same(rule, answers * 3, rule.score_many(answers * 3))
+    assert_batch_matches_score(rule, answers, rule.score_many(answers))
+    assert_batch_matches_score(rule, answers * 3, rule.score_many(answers * 3))
 
 
 @settings(max_examples=150, deadline=None)
@@ -190,7 +165,7 @@ def test_rules_reading_one_text_agree_on_both_paths(blanks, key):
     rule = coscore.compile(source)
     assert _columnar(source).key is not None
     answers = [b[0] if len(b) == 1 and i % 2 else tuple(b) if i % 3 == 0 else b for i, b in enumerate(blanks)]
-    _same(rule, answers, rule.score_many(answers))
+    assert_batch_matches_score(rule, answers, rule.score_many(answers))
 
 
 def test_duplicates_are_scored_once():
@@ -220,8 +195,8 @@ def test_rules_reading_one_text_deduplicate_on_it(blank):
     assert _columnar(joined_source).key == ("*" if blank == "'*'" else int(blank))
     assert _columnar(source).key == (None if blank == "'*'" else int(blank))  # Q('*') counts blanks: not one text
     answers = [["a", "b"], ["ab"], "ab", ["x", "ab"], ["ab", "x"], [], ["c", "xc", "1"], ("c", "xc", "1"), ["null", "1"], [1, "a"]]
-    _same(rule, answers * 3, rule.score_many(answers * 3))
-    _same(joined_only, answers * 3, joined_only.score_many(answers * 3))
+    assert_batch_matches_score(rule, answers * 3, rule.score_many(answers * 3))
+    assert_batch_matches_score(joined_only, answers * 3, joined_only.score_many(answers * 3))
 
 
 def test_blank_numbers_beyond_any_index_fail_per_answer():
@@ -248,4 +223,47 @@ def test_combos_the_columns_cannot_hold_take_the_reference_path(combo):
     assert _columnar(source) is None
     rule = coscore.compile(source)
     answers = [["a", "0"], ["0"], ["aa"]]
-    _same(rule, answers, rule.score_many(answers))
+    assert_batch_matches_score(rule, answers, rule.score_many(answers))
+
+
+# -- score_many equals score in the corners ----------------------------------------------------
+
+EM_A = {"0": {"type": "EM", "desc": "a"}}
+
+
+@pytest.mark.parametrize("source, answers, scores, combos_a", [
+    pytest.param({"atoms": EM_A, "combos": {"A": {"combo": "M(0, T(0))", "score": -1, "mode": "value"},
+                                          "B": {"combo": "-G(0, T(0))", "score": 2, "mode": "value"}},
+                  "comboMode": "MAX"}, [["b"], ["a"]], ["0.0", "0.0"], ["0.0", "-1.0"],
+                 id="MAX with a negative score gives 0.0, not -0.0"),
+    pytest.param({"atoms": EM_A, "combos": {"A": {"combo": "F(0)", "score": 1, "mode": "value"}}, "comboMode": "MAX"},
+                 [["-0"]], ["-0.0"], ["-0.0"], id="float('-0') is -0.0 and stays so"),
+    pytest.param({"atoms": {"1": {"type": "EM", "desc": "a"}, "1.0": {"type": "EM", "desc": "b"}},
+                  "combos": {"A": {"combo": "G(1, T(0)) + G(1.0, T(0))", "score": 1, "mode": "value"}},
+                  "comboMode": "ADD"}, [["a"], ["b"]], ["2.0", "0.0"], ["2.0", "0.0"],
+                 id="equal atom ids share the first call's result, as the original's cache does"),
+])
+def test_score_many_equals_score_in_signs_of_zeros_and_shared_atom_calls(source, answers, scores, combos_a):
+    rule = coscore.compile(source)
+    batch = rule.score_many(answers)
+    assert_batch_matches_score(rule, answers, batch)
+    assert [repr(float(s)) for s in batch.scores] == scores
+    assert [repr(rule.score(a).combos["A"]) for a in answers] == combos_a
+
+
+def test_batch_items_keep_combos_that_completed_as_nan():
+    rule = coscore.compile({"atoms": {}, "combos": {
+        "A": {"combo": "F(0)", "score": -1, "mode": "value"},
+        "B": {"combo": "1 / Q(1)", "score": 1, "mode": "value"},
+        "C": {"combo": "1", "score": 1, "mode": "value"},
+    }, "comboMode": "ADD"})
+    answers = [["nan", "x"], ["nan", ""], ["1", ""], ["1", "x"]]
+    expected = [exactly(rule.score(a)) for a in answers]
+    assert expected[0][1] == {"A": "nan"}  # B failed
+    assert expected[1][1] == {"A": "nan", "B": "1.0", "C": "1.0"}  # the total is NaN: every combo completed
+    for batch in (rule.score_many(answers), rule.score_many(iter(answers), chunk_size=3), rule.score_many(answers, chunk_size=1)):
+        assert [exactly(batch[i]) for i in range(len(answers))] == expected
+        assert exactly(batch[-3]) == expected[1]
+    chunks = list(rule.score_chunks(answers, chunk_size=3))
+    assert exactly(chunks[1][0]) == expected[3]
+    assert np.isnan(rule.score_many(answers).scores[0])

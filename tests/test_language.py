@@ -1,19 +1,17 @@
-"""Regression tests for the combo language's last exactness gaps (issue 12, items 7 and 8):
-combo text read as Python's ``eval`` reads it, string repetition, full-width keywords,
-``compat``'s ``sum()``, and ``score_many`` equal to ``score`` in signs of zeros, equal atom
-ids and combos that complete as NaN. Each point is checked against CPython itself."""
+"""The combo language where it is easiest to get wrong: combo text read as Python's ``eval``
+reads it (layout, line breaks, comments), full-width names and keywords, and string
+repetition. Each point is checked against CPython itself."""
 from __future__ import annotations
 
-import math
 import time
 
 import pytest
 
 import coscore
-from coscore.compat import Rule as CompatRule
 from coscore.expr.evaluate import Answer, compile_tree
 from coscore.expr.parse import parse
 from coscore.expr.tokens import ExprSyntaxError
+from conftest import assert_batch_matches_score
 
 ATOMS = {"0": {"type": "EM", "desc": "a"}}
 
@@ -34,11 +32,7 @@ def _python(text: str):
     return eval(text, {"__builtins__": {}})  # noqa: S307 - the test's own literal texts
 
 
-def _exactly(outcome: coscore.Outcome) -> tuple:
-    return repr(outcome.score), {cid: repr(v) for cid, v in outcome.combos.items()}, outcome.error
-
-
-# -- item 8: layout ---------------------------------------------------------------------
+# -- layout --------------------------------------------------------------------------------
 
 ACCEPTED = [
     " 1 + 2", "\t1", "1 + 2 ", "1\n", "1\r\n", "1\r", "\n\n1\n\n", "# note\n1", "1 # note", "1 # note\n",
@@ -86,7 +80,7 @@ def test_layout_errors_name_the_place():
     assert "combos.A.combo" in str(raised.value) and "column 12" in str(raised.value)
 
 
-# -- item 8: full-width keywords -----------------------------------------------------------
+# -- full-width names and keywords ---------------------------------------------------------
 
 @pytest.mark.parametrize("combo", ["ｎｏｔ G(0, T(0))", "Ｔｒｕｅ", "1 ａｎｄ 2", "1 ｏｒ 2", "1 ｉｆ 1 ｅｌｓｅ 2", "Ｆａｌｓｅ", "ｌａｍｂｄａ: 1"])
 def test_full_width_keywords_are_not_keywords(combo):
@@ -100,7 +94,7 @@ def test_full_width_names_still_fold_as_python_does():
     assert _ours("Ｔ(0) + Ｔ(2)") == "ab3"
 
 
-# -- item 8: string repetition ---------------------------------------------------------------
+# -- string repetition ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("combo, expected", [
     ("T(0) * 2", "abab"), ("2 * T(0)", "abab"), ("T(0) * True", "ab"), ("False * T(0)", ""),
@@ -112,8 +106,7 @@ def test_string_repetition_is_pythons(combo, expected):
     rule = _rule(f"({combo}) == {expected!r}", mode="logic")
     answers = [["ab", "", "3"], ["ab", "x", "3"], ["c", "", "3"]]
     batch = rule.score_many(answers)
-    for i, answer in enumerate(answers):
-        assert _exactly(batch[i]) == _exactly(rule.score(answer))
+    assert_batch_matches_score(rule, answers, batch)
     assert batch[0].score == 1
 
 
@@ -137,60 +130,3 @@ def test_repetition_is_bounded_by_the_per_answer_text_budget_without_allocating(
     assert outcome.error == "combos.A: repeating this string would exceed 10,000,000 characters"
     assert rule.score_many([["ab"], [""]]).errors == [outcome.error, None]  # '' * n is ''
     assert _rule("S(0) if T(0) * 5000000 else 0").score(["ab"]).score == 2  # exactly 10,000,000: built
-
-
-# -- item 8: compat's sum() ------------------------------------------------------------------
-
-def test_compat_totals_with_the_interpreters_sum_and_the_engine_left_to_right():
-    source = {"atoms": {}, "combos": {str(i): {"combo": "0.1", "score": 1, "mode": "value"} for i in range(10)}, "comboMode": "ADD"}
-    score, debug = CompatRule(source).calculate(["x"])
-    values = [debug[str(i)] for i in range(10)]
-    assert score == sum(values)  # 1.0 from Python 3.12 on (compensated), 0.9999999999999999 before
-    left_to_right = 0
-    for value in values:
-        left_to_right += value
-    assert coscore.compile(source).score(["x"]).score == left_to_right == 0.9999999999999999
-
-
-# -- item 7: score_many equals score ---------------------------------------------------------
-
-def test_max_with_a_negative_score_gives_zero_not_minus_zero_on_both_paths():
-    rule = coscore.compile({"atoms": ATOMS, "combos": {
-        "A": {"combo": "M(0, T(0))", "score": -1, "mode": "value"},
-        "B": {"combo": "-G(0, T(0))", "score": 2, "mode": "value"},
-    }, "comboMode": "MAX"})
-    outcome = rule.score(["b"])
-    assert repr(outcome.score) == "0.0" and repr(outcome.combos["A"]) == "0.0"
-    batch = rule.score_many([["b"], ["a"]])
-    assert repr(float(batch.scores[0])) == "0.0"
-    assert [_exactly(batch[i]) for i in range(2)] == [_exactly(rule.score(a)) for a in (["b"], ["a"])]
-
-
-def test_minus_zero_where_python_gives_it_is_kept_on_both_paths():
-    rule = _rule("F(0)", score=1, combo_mode="MAX")  # float('-0') is -0.0
-    assert repr(rule.score(["-0"]).score) == "-0.0" == repr(float(rule.score_many([["-0"]]).scores[0]))
-
-
-def test_equal_atom_ids_share_the_first_calls_result_on_both_paths():
-    atoms = {"1": {"type": "EM", "desc": "a"}, "1.0": {"type": "EM", "desc": "b"}}
-    rule = _rule("G(1, T(0)) + G(1.0, T(0))", atoms=atoms)
-    assert rule.score(["a"]).score == 2.0  # the original's cache treats (1, s) and (1.0, s) alike
-    assert list(rule.score_many([["a"], ["b"]]).scores) == [2.0, 0.0]
-
-
-def test_batch_items_keep_combos_that_completed_as_nan():
-    rule = coscore.compile({"atoms": {}, "combos": {
-        "A": {"combo": "F(0)", "score": -1, "mode": "value"},
-        "B": {"combo": "1 / Q(1)", "score": 1, "mode": "value"},
-        "C": {"combo": "1", "score": 1, "mode": "value"},
-    }, "comboMode": "ADD"})
-    answers = [["nan", "x"], ["nan", ""], ["1", ""], ["1", "x"]]
-    expected = [_exactly(rule.score(a)) for a in answers]
-    assert expected[0][1] == {"A": "nan"}  # B failed
-    assert expected[1][1] == {"A": "nan", "B": "1.0", "C": "1.0"}  # the total is NaN: every combo completed
-    for batch in (rule.score_many(answers), rule.score_many(iter(answers), chunk_size=3), rule.score_many(answers, chunk_size=1)):
-        assert [_exactly(batch[i]) for i in range(len(answers))] == expected
-        assert _exactly(batch[-3]) == expected[1]
-    chunks = list(rule.score_chunks(answers, chunk_size=3))
-    assert _exactly(chunks[1][0]) == expected[3]
-    assert math.isnan(rule.score_many(answers).scores[0])

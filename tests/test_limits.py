@@ -1,4 +1,4 @@
-"""Budgets (issue 12): each answer's and each rule's, on every path; compile raises only RuleError."""
+"""Budgets: each answer's and each rule's, on every path; compile raises only RuleError."""
 from __future__ import annotations
 
 import json

@@ -528,15 +528,6 @@ def test_explain_lists_at_most_1000_calls(budget_url):
     assert len(body["calls"]) == 1000 and body["callsOmitted"] == 200
 
 
-def test_shorten():
-    from coscore.diagnostics import shorten
-
-    assert shorten("abc") == "abc"
-    cut = shorten("x" * 5000, 40)
-    assert len(cut) == 40 and cut.startswith("x" * 20) and cut.endswith("… (5,000 characters)")
-    assert len(shorten("y" * 10**6)) == 1000
-
-
 # -- in process: create_app options --------------------------------------------------------
 
 

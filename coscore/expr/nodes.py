@@ -48,13 +48,20 @@ class Unary:
 
 
 @dataclass(frozen=True, slots=True)
-class Arith:
-    """``first (op operand)*`` for ``+ - * /`` of one precedence level, folded left."""
+class Chain:
+    """``first (op operand)*``: operators of one precedence level, kept flat; each item of
+    ``rest`` is ``(operator, operand, column of the operator)``."""
 
     first: "Node"
     rest: tuple[tuple[str, "Node", int], ...]
     col: int
     depth: int = 1
+
+
+class Arith(Chain):
+    """``+ - * /`` of one precedence level, folded left."""
+
+    __slots__ = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,14 +72,10 @@ class BoolOp:
     depth: int = 1
 
 
-@dataclass(frozen=True, slots=True)
-class Compare:
+class Compare(Chain):
     """A comparison chain ``first op1 x1 op2 x2 …`` (Python's chained comparison)."""
 
-    first: "Node"
-    rest: tuple[tuple[str, "Node", int], ...]
-    col: int
-    depth: int = 1
+    __slots__ = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +98,7 @@ def children(node: Node) -> tuple[Node, ...]:
         return node.args
     if isinstance(node, Unary):
         return (node.operand,)
-    if isinstance(node, (Arith, Compare)):
+    if isinstance(node, Chain):
         return (node.first, *(operand for _, operand, _ in node.rest))
     if isinstance(node, BoolOp):
         return node.operands

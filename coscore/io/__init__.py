@@ -17,6 +17,7 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
+from ._text import open_file
 from .answers import ID_COLUMN, AnswerColumns
 from .atomic import atomic_output
 from .columnar_csv import ColumnarDelimitedReader
@@ -42,6 +43,7 @@ __all__ = [
     "atomic_output",
     "expand",
     "format_of",
+    "open_file",
     "open_reader",
     "open_writer",
     "split_blanks",

@@ -21,6 +21,12 @@ def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
     text = os.fspath(path)
     if text == "-":
         return sys.stdin.buffer
+    return open_file(text)
+
+
+def open_file(path: str | os.PathLike[str]) -> BinaryIO:
+    """Open the file ``path`` for binary reading, with clear errors (``-`` is a file name here)."""
+    text = os.fspath(path)
     try:
         return open(text, "rb")
     except FileNotFoundError:

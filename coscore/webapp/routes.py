@@ -23,10 +23,9 @@ from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..diagnostics import RuleError
+from ..diagnostics import RuleError, json_type
 from ..rule import compile as _compile
-from ..server import ApiError, Service, json_response, parse_json, read_body
-from ..diagnostics import json_type
+from ..server import ApiError, Service, json_object, json_response, read_body
 from .store import Store
 from .tasks import DEFAULT_WORKERS, TaskRunner
 
@@ -46,12 +45,7 @@ _OK = {
 
 def _fields(body: bytes, **types: type | tuple[type, ...]) -> dict:
     """The request's JSON object with ``types``' keys checked: 400 naming what is wrong."""
-    data = parse_json(body)
-    if not isinstance(data, dict):
-        raise ApiError(400, f"the request body must be a JSON object, not {json_type(data)}")
-    missing = [key for key in types if key not in data]
-    if missing:
-        raise ApiError(400, f"missing {', '.join(repr(k) for k in missing)} in the request body")
+    data = json_object(body, tuple(types))
     for key, expected in types.items():
         value = data[key]
         if not isinstance(value, expected) or isinstance(value, bool):
@@ -66,8 +60,21 @@ def _rule_text(text: str) -> str:
     return text.replace("```json", "").replace("```", "").strip()
 
 
-def _diagnostics(exc: RuleError) -> list[dict]:
-    return [d.to_dict() for d in exc.diagnostics]
+def _check_compiles(text: str, what: str) -> None:
+    """422 with the diagnostics when ``text`` is not a rule that compiles."""
+    try:
+        _compile(text)
+    except RuleError as exc:
+        raise ApiError(422, f"{what} does not compile: {exc}",
+                       diagnostics=[d.to_dict() for d in exc.diagnostics]) from None
+
+
+def _delete(name: str, delete: Callable[[str], int], what: str, done: str) -> dict:
+    """Delete the ``what`` called ``name`` (``delete`` returns how many it deleted): 404 when
+    there is none, else the original's message."""
+    if not delete(name):
+        raise ApiError(404, f"no {what} named {name!r}")
+    return {"message": _OK[done]}
 
 
 class Api:
@@ -109,10 +116,7 @@ class Api:
         return {"message": _OK["createData"]}
 
     def delete_data(self, body: bytes) -> Any:
-        name = _fields(body, name=str)["name"]
-        if not self.store.delete_dataset(name):
-            raise ApiError(404, f"no dataset named {name!r}")
-        return {"message": _OK["deleteData"]}
+        return _delete(_fields(body, name=str)["name"], self.store.delete_dataset, "dataset", "deleteData")
 
     # -- rules ---------------------------------------------------------------------------
     def get_rules(self, body: bytes) -> Any:
@@ -124,19 +128,13 @@ class Api:
         if not name.strip():
             raise ApiError(400, "'name' must not be empty")
         rule = _rule_text(data["rule"])
-        try:
-            _compile(rule)
-        except RuleError as exc:
-            raise ApiError(422, f"the rule does not compile: {exc}", diagnostics=_diagnostics(exc)) from None
+        _check_compiles(rule, "the rule")
         desc = prompt[:20] + "..." if len(prompt) > 20 else prompt
         self.store.save_rule(name, prompt, desc, rule)
         return {"message": _OK["saveRule"]}
 
     def delete_rule(self, body: bytes) -> Any:
-        name = _fields(body, name=str)["name"]
-        if not self.store.delete_rule(name):
-            raise ApiError(404, f"no rule named {name!r}")
-        return {"message": _OK["deleteRule"]}
+        return _delete(_fields(body, name=str)["name"], self.store.delete_rule, "rule", "deleteRule")
 
     def test_rule(self, body: bytes) -> Any:
         return self.tester.test_rule(body)
@@ -155,11 +153,7 @@ class Api:
         text = self.store.rule_text(rule_name)
         if text is None:
             raise ApiError(404, f"no rule named {rule_name!r}")
-        try:
-            _compile(text)
-        except RuleError as exc:
-            raise ApiError(422, f"the rule {rule_name!r} does not compile: {exc}",
-                           diagnostics=_diagnostics(exc)) from None
+        _check_compiles(text, f"the rule {rule_name!r}")
         if self.store.task_exists(task_name):
             raise ApiError(409, f"a task named {task_name!r} already exists")
         rowid = self.store.add_task(data_name, rule_name, task_name)
@@ -167,10 +161,7 @@ class Api:
         return {"message": _OK["createTask"]}
 
     def delete_task(self, body: bytes) -> Any:
-        name = _fields(body, task_name=str)["task_name"]
-        if not self.store.delete_task(name):
-            raise ApiError(404, f"no task named {name!r}")
-        return {"message": _OK["deleteTask"]}
+        return _delete(_fields(body, task_name=str)["task_name"], self.store.delete_task, "task", "deleteTask")
 
 
 def _error(status: int, message: str, **extra: Any) -> Response:
