@@ -2,8 +2,13 @@
 
     python benchmarks/hostile.py                  # starts its own server with the default budgets
     python benchmarks/hostile.py --url http://127.0.0.1:8000
+    python benchmarks/hostile.py --api            # the in-process figures only (no server)
 
-Sends requests built to hurt the service and prints what they cost:
+Sends requests built to hurt coscore and prints what they cost. First through the Python
+API, each in a fresh interpreter (its peak resident memory and time): the 600-string
+answer through ``score`` and ``score_many``, the freeze answers, and compiling the
+large-table rules (refused by the ``max_table_bytes`` budget before any table is built).
+Then against the service:
 
 1. ``/healthz`` latency (worst of polls every 50 ms) while two freeze requests run (an SM
    atom of 20,000 ``~a`` options and a 1,000,000-character answer; OP with a
@@ -66,6 +71,58 @@ def wide_rule(kind: str, salt: int, target: int = 3_900_000) -> dict:
     return _rule(atoms, "G(0, T(0))")
 
 
+_API_CASE = """
+import json, resource, sys, time
+import coscore
+case = json.loads(sys.stdin.read())
+start = time.perf_counter()
+try:
+    rule = coscore.compile(case["rule"])
+    if case["how"] == "score":
+        outcome = rule.score(case["answer"])
+    else:
+        outcome = rule.score_many([case["answer"], ["x"]])[0]
+    error = outcome.error
+except coscore.RuleError as exc:
+    error = "RuleError: " + str(exc)
+print(json.dumps({"seconds": time.perf_counter() - start, "error": error,
+                  "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+"""
+
+
+def api_case(name: str, rule: dict, answer: list | None = None, how: str = "score") -> None:
+    """Run one reproducer through the API in a fresh interpreter and print its figures."""
+    import subprocess
+
+    case = json.dumps({"rule": rule, "answer": answer or ["x"], "how": how}, ensure_ascii=False)
+    done = subprocess.run([sys.executable, "-c", _API_CASE], input=case, capture_output=True, text=True, cwd=ROOT,
+                          timeout=300)
+    if done.returncode:
+        print(f"0. {name:40} failed: {done.stderr.strip().splitlines()[-1:]}")
+        return
+    got = json.loads(done.stdout)
+    error = (got["error"] or "-").split(": ", 1)[-1]
+    print(f"0. {name:40} {got['seconds']:6.2f} s, peak {got['peak'] / 2**20:5.0f} MiB: {error[:110]}")
+
+
+def api_figures() -> None:
+    combo = "+".join(["M(0,T(0)+'<i>')"] * 600)
+    six_hundred = _rule({"0": {"type": "EM", "desc": "x"}}, combo)
+    api_case("600 calls, 9,999,000 chars, score", six_hundred, ["a" * 9_999_000])
+    api_case("600 calls, 9,999,000 chars, score_many", six_hundred, ["a" * 9_999_000], how="many")
+    for name, _, body in freeze_requests():
+        api_case(name + ", score", body["rule"], body["answer"])
+    groups = ",".join("|".join(chr(0x4E00 + (7 * g + k) % 20000) + chr(0x4E00 + (13 * g + k) % 20000)
+                               for k in range(5)) for g in range(20000))
+    api_case("SM 20,000 groups of 5 CJK x 1 M, score", _rule({"0": {"type": "SM", "desc": groups}}, "G(0, T(0))"),
+             ["国" * 1_000_000])
+    for salt, kind in enumerate(("SM", "OP", "CS")):
+        api_case(f"compile {kind} large-table rule (3.9 MB)", wide_rule(kind, salt))
+    astral = _rule({"0": {"type": "OP", "desc": "0.5:" + ",".join(chr(0x10000 + i % 60000) for i in range(300_000))}},
+                   "G(0, T(0))")
+    api_case("compile 300,000 astral OP keys", astral)
+
+
 def service_rss(pid: int) -> int:
     """Resident bytes of process ``pid`` and all its descendants."""
     try:
@@ -116,7 +173,11 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--url", help="an already running server on this machine (default: start one)")
     p.add_argument("--pid", type=int, help="the running server's process id (for memory figures)")
+    p.add_argument("--api", action="store_true", help="only the in-process API figures (no server)")
     args = p.parse_args()
+    api_figures()
+    if args.api:
+        return 0
     proc = None
     url, pid = args.url, args.pid
     if url is None:

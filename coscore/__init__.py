@@ -8,8 +8,10 @@
 4.0
 """
 from .diagnostics import Diagnostic, RuleError
+from .limits import BudgetExceeded, Limits
 from .results import AtomCall, Batch, Outcome
 from .rule import Rule, compile
 
-__all__ = ["compile", "Rule", "Outcome", "Batch", "AtomCall", "RuleError", "Diagnostic", "__version__"]
+__all__ = ["compile", "Rule", "Outcome", "Batch", "AtomCall", "RuleError", "Diagnostic", "Limits", "BudgetExceeded",
+           "__version__"]
 __version__ = "0.1.0"

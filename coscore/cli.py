@@ -19,6 +19,8 @@ from typing import Any
 
 from .io import INPUT_FORMATS, OUTPUT_FORMATS, AnswerColumns, InputError, format_of, open_reader, open_writer
 from .io.scoring import Totals, check_no_clash, local_engine, scored_chunks
+from .limits import add_arguments as add_limit_arguments
+from .limits import from_arguments as limits_from_arguments
 
 PROG = "coscore"
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -176,12 +178,13 @@ def _add_score(sub: Any) -> None:
                    help="where to score (default: local; dask: a Parquet dataset on a Dask cluster, -o OUT_DIR)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="with --engine dask: a Dask scheduler "
                    "(tcp://host:8786) or its scheduler file; default: a LocalCluster, one worker per core")
+    add_limit_arguments(p)
     p.set_defaults(handler=cmd_score)
 
 
 def cmd_score(args: argparse.Namespace) -> int:
     """``coscore score``: stream DATA through the rule into OUT."""
-    rule, _ = load_rule(args.rule)
+    rule, _ = load_rule(args.rule, limits_from_arguments(args))
     if args.engine == "dask":
         return _score_on_dask(rule, args)
     engine = ENGINES[args.engine]
@@ -304,6 +307,7 @@ def _add_check(sub: Any) -> None:
     _add_data_options(p)
     p.add_argument("--label", metavar="COL", help="the mark column of DATA (never taken as a blank)")
     p.add_argument("--json", action="store_true", help="print a JSON object for tools")
+    add_limit_arguments(p)
     p.set_defaults(handler=cmd_check)
 
 
@@ -323,7 +327,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     blanks = _data_blanks(args) if args.data else None
     report = None
     try:
-        rule = coscore.compile(text)
+        rule = coscore.compile(text, limits=limits_from_arguments(args))
         report = check_rule(rule, blanks)
         diagnostics = list(rule.warnings) + report.diagnostics
     except coscore.RuleError as exc:
@@ -628,13 +632,14 @@ def read_rule_text(path: str) -> str:
         raise InputError(path, "invalid UTF-8; a rule file must be UTF-8 encoded", line=line) from None
 
 
-def load_rule(path: str) -> tuple[Any, str]:
-    """Compile the rule file at ``path``; a bad rule is a :class:`UsageError` listing every problem."""
+def load_rule(path: str, limits: Any = None) -> tuple[Any, str]:
+    """Compile the rule file at ``path`` (with ``limits``: a :class:`coscore.Limits`);
+    a bad rule is a :class:`UsageError` listing every problem."""
     import coscore
 
     text = read_rule_text(path)
     try:
-        return coscore.compile(text), text
+        return coscore.compile(text, limits=limits), text
     except coscore.RuleError as exc:
         errors = [d for d in exc.diagnostics if d.severity == "error"] or exc.diagnostics
         problems = "\n".join(f"  {line}" for d in errors for line in str(d).splitlines())

@@ -70,16 +70,17 @@ def rule_payload(rule: Any) -> tuple[str, str, coscore.Rule]:
     return text, compiled.dialect, compiled
 
 
-def _worker_rule(text: str, dialect: str) -> coscore.Rule:
-    """The compiled rule for ``text`` in this process: compiled on first use only."""
+def _worker_rule(text: str, dialect: str, limits: coscore.Limits | None = None) -> coscore.Rule:
+    """The compiled rule for ``text`` in this process (held to ``limits``, the budgets of
+    the rule the caller compiled): compiled on first use only."""
     global compile_count
-    key = (text, dialect)
+    key = (text, dialect, limits)
     rule = _rules.get(key)
     if rule is None:
         with _rules_lock:
             rule = _rules.get(key)
             if rule is None:
-                rule = coscore.compile(text, dialect=dialect)
+                rule = coscore.compile(text, dialect=dialect, limits=limits)
                 compile_count += 1
                 while len(_rules) >= CACHE_SIZE:
                     _rules.pop(next(iter(_rules)))
@@ -133,9 +134,10 @@ def _is_null(value: Any) -> bool:
         return False
 
 
-def _score_partition(df: pd.DataFrame, text: str, dialect: str, blanks: list, combo_ids: list) -> pd.DataFrame:
+def _score_partition(df: pd.DataFrame, text: str, dialect: str, blanks: list, combo_ids: list,
+                     limits: coscore.Limits | None = None) -> pd.DataFrame:
     """``df`` with the result columns appended (same rows, same order, same index)."""
-    rule = _worker_rule(text, dialect)
+    rule = _worker_rule(text, dialect, limits)
     if list(rule.combo_ids) != list(combo_ids):  # cannot happen unless the versions differ
         raise RuntimeError(f"the worker compiled combos {rule.combo_ids}, expected {combo_ids}; "
                            "install the same coscore version on the client and every worker")
@@ -182,7 +184,8 @@ def score(
         ddf: a Dask DataFrame with one answer per row.
         rule: a compiled :class:`coscore.Rule`, or anything :func:`coscore.compile`
             accepts (dict, JSON text, ``os.PathLike``); compiled here once to check
-            it, then sent to the workers as JSON text.
+            it, then sent to the workers as JSON text with its budgets
+            (:class:`coscore.Limits`: compile it with ``limits=`` to raise them).
         blanks: the columns holding the blanks, in order (text; a null cell is the
             empty blank ``""``). Default: every column except ``id`` and ``label``.
         label: the teacher's mark column, never taken as a blank.
@@ -213,7 +216,7 @@ def _score(ddf: dd.DataFrame, rule: Any, blanks: Sequence[str] | None, label: st
     meta = ddf._meta
     _check_text_columns(source, meta, chosen)
     return ddf.map_partitions(
-        _score_partition, text, dialect, list(chosen), combo_ids,
+        _score_partition, text, dialect, list(chosen), combo_ids, compiled.limits,
         meta=_meta(meta, combo_ids),
     )
 

@@ -1,6 +1,7 @@
 """Problems found in a rule: :class:`Diagnostic` and :class:`RuleError`."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Literal
 
@@ -26,12 +27,23 @@ class Diagnostic:
         where = self.path if self.column is None else f"{self.path}, column {self.column}"
         head = f"{where}: {self.message}" if self.severity == "error" else f"{where}: warning: {self.message}"
         if self.column is None or self.source is None:
-            return head
-        return f"{head}\n{_caret_lines(self.source, self.column)}"
+            return _encodable(head)
+        return _encodable(f"{head}\n{_caret_lines(self.source, self.column)}")
 
     def to_dict(self) -> dict:
         """A JSON-ready form: ``path``, ``message``, ``column``, ``severity``."""
-        return {"path": self.path, "message": self.message, "column": self.column, "severity": self.severity}
+        return {"path": _encodable(self.path), "message": _encodable(self.message), "column": self.column,
+                "severity": self.severity}
+
+
+def _encodable(text: str) -> str:
+    """``text`` with each lone surrogate (JSON can spell one, UTF-8 cannot) shown as U+FFFD."""
+    if text.isascii():
+        return text
+    return _SURROGATE.sub("\ufffd", text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _caret_lines(source: str, column: int) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from typing import Hashable, Iterable, Iterator, Mapping, Sequence, Union
 
@@ -23,9 +24,10 @@ import numpy as np
 
 from . import atoms as _atoms
 from ._fast import blank_column, check_answers, dedup_answers, dedup_strings, distinct_texts, joined_column, tune_malloc
-from .expr.columnar import EXACT_LIMIT, Column, ColumnFn, build, column_kind, integral, signed_zeros, text_key, truthy
+from .expr.columnar import EXACT_LIMIT, MAX_TEXT, Column, ColumnFn, build, built_over, column_kind, integral, signed_zeros, text_key, truthy
 from .expr.evaluate import Answer, combo_result, compile_tree, total
 from .expr.nodes import BLANK_OPERATORS, Call, Const, Node, walk
+from .limits import DEFAULT_LIMITS, Limits
 from .results import AtomCall, Batch, Outcome, failure_message
 from .spec import RuleSpec
 
@@ -42,24 +44,39 @@ class Plan:
     """A rule prepared for scoring, made once by :func:`plan` from a validated spec.
 
     ``atoms`` maps atom ids to prepared :class:`~coscore.atoms.Atom` objects,
-    ``combo_ids`` lists the combos in rule order, and ``columnar`` is the rule's
-    :class:`ColumnarPlan` (``None`` when some combo needs the reference evaluator).
+    ``combo_ids`` lists the combos in rule order, ``columnar`` is the rule's
+    :class:`ColumnarPlan` (``None`` when some combo needs the reference evaluator), and
+    ``limits`` the budgets every answer is held to.
     """
 
-    def __init__(self, spec: RuleSpec):
+    def __init__(self, spec: RuleSpec, limits: Limits = DEFAULT_LIMITS):
         self.spec = spec
+        self.limits = limits
         self.atoms: dict[str, _atoms.Atom] = {aid: _atoms.build(a) for aid, a in spec.atoms.items()}
         self.combo_ids: list[str] = [c.id for c in spec.combos]
         self.combo_mode: str = spec.combo_mode
         self.manual: bool = spec.dialect == "manual"
         self.combos = [(compile_tree(c.tree), c.score, c.mode) for c in spec.combos]
         vectorised = bool(spec.combos) and all(column_kind(c.tree) is not None for c in spec.combos) and not _shared_atom_calls(spec)
-        self.columnar: ColumnarPlan | None = ColumnarPlan(spec, self.atoms) if vectorised else None
+        # the columnar path counts an answer's atom calls by the rule's call sites: all must fit
+        vectorised = vectorised and sum(_call_sites(spec).values()) <= limits.max_atom_calls
+        self.columnar: ColumnarPlan | None = ColumnarPlan(spec, self.atoms, limits) if vectorised else None
 
 
-def plan(spec: RuleSpec) -> Plan:
-    """The :class:`Plan` of a validated rule: atoms prepared, combos compiled."""
-    return Plan(spec)
+def plan(spec: RuleSpec, limits: Limits = DEFAULT_LIMITS) -> Plan:
+    """The :class:`Plan` of a validated rule: atoms prepared, combos compiled, answers
+    held to ``limits``."""
+    return Plan(spec, limits)
+
+
+def _call_sites(spec: RuleSpec) -> Counter:
+    """How many ``G``/``M`` calls of the rule name each ``(atom id, text key)``."""
+    return Counter(
+        (str(node.args[0].value), text_key(node.args[1]))
+        for c in spec.combos
+        for node in walk(c.tree)
+        if isinstance(node, Call) and node.op in "GM"
+    )
 
 
 class ColumnarPlan:
@@ -69,10 +86,19 @@ class ColumnarPlan:
     when it reads nothing else: then two answers with the same such text score the
     same, and a batch is deduplicated on those texts alone. ``groups`` are the SM
     atoms scanned together (:func:`substring_groups`).
+
+    The answer budgets are kept by flagging: an answer whose string ``+`` could build
+    more than its budget (an upper bound from the blanks' lengths) is never built here,
+    and one whose atom calls, each counted once per call site, could cost more kernel
+    work than its budget is flagged, so that the reference evaluator, which counts as
+    it goes, gives its outcome.
     """
 
-    def __init__(self, spec: RuleSpec, atoms: Mapping[str, _atoms.Atom]):
+    def __init__(self, spec: RuleSpec, atoms: Mapping[str, _atoms.Atom], limits: Limits = DEFAULT_LIMITS):
         self.atoms = atoms
+        self.limits = limits
+        self.call_sites = _call_sites(spec)
+        self.built_over = built_over([c.tree for c in spec.combos])
         self.manual = spec.dialect == "manual"
         self.combo_mode = spec.combo_mode
         self.combos = [(c.id, build(c.tree), float(c.score), c.mode, _int_zero(c, atoms)) for c in spec.combos]
@@ -92,9 +118,17 @@ class ColumnarPlan:
 
         With ``view`` set, each answer is a string standing for blank ``view`` (``"*"``:
         the joined blanks) — all the rule reads."""
-        ctx = BatchContext(answers, self.atoms, self.manual, view, self.groups)
+        ctx = self._context(answers, view)
         n = len(answers)
         flag = np.zeros(n, dtype=bool)
+        if self.built_over is not None:
+            over = self.built_over(ctx, self.limits.max_built_chars)
+            if over is not None and over.any():  # never build these: the reference path stops at the budget
+                flag |= over
+                empty = "" if view is not None else ()
+                ctx = self._context([empty if o else a for a, o in zip(answers, over.tolist())], view)
+            # no answer left builds more than its budget in all: then no one join is too long
+            ctx.joins_fit = self.limits.max_built_chars <= MAX_TEXT
         results: dict[str, np.ndarray] = {}
         with np.errstate(all="ignore"):
             for combo_id, column, score, mode, int_zero in self.combos:
@@ -123,8 +157,14 @@ class ColumnarPlan:
                 for result in combos[1:]:
                     total = np.where(result > total, result, total)
             flag |= np.isnan(total)
+            over = ctx.over_work()
+            if over is not None:
+                flag |= over
             total = np.where(total < 0, 0.0, np.where(total > 10, 10.0, total))
         return total, results, flag
+
+    def _context(self, answers: list, view) -> "BatchContext":
+        return BatchContext(answers, self.atoms, self.manual, view, self.groups, self.limits, self.call_sites)
 
 
 def _int_zero(combo, atoms) -> bool:
@@ -155,14 +195,29 @@ class BatchContext:
     distinct strings, each standing for blank ``view`` of an answer (``"*"``: its joined
     blanks; ``0``: the one blank of one-blank answers), so that text needs no
     deduplication.
+
+    ``work`` is each answer's kernel work so far, an upper bound of what the reference
+    evaluator would count: each atom call is counted once per call site
+    (``call_sites``), whether it runs or not (``None`` while no answer can be over
+    ``limits.max_work``, the usual case: then only a bound for the batch is kept). A
+    string whose call alone would go over ``limits.max_work``, or whose answers are all
+    over it already, is not scanned: its answers are flagged.
     """
 
-    def __init__(self, answers: list, atoms: Mapping, manual: bool, view=None, groups: Mapping | None = None):
+    def __init__(self, answers: list, atoms: Mapping, manual: bool, view=None, groups: Mapping | None = None,
+                 limits: Limits = DEFAULT_LIMITS, call_sites: Mapping | None = None):
         self.answers = answers
         self.n = len(answers)
         self.atoms = atoms
         self.groups = groups or {}   # (atom id, text key) -> SubstringGroup: see substring_groups()
         self.manual = manual
+        self.limits = limits
+        self.call_sites = call_sites or {}
+        self.joins_fit = False
+        # per answer once some answer may be over the work budget; until then a bound for all
+        self.work: np.ndarray | None = None
+        self._work_bound = 0.0
+        self._charges: list = []
         self.cache: dict = {}
         if view is not None:
             names = (0, -1, "*") if type(view) is int and view == 0 else (view,)
@@ -200,16 +255,76 @@ class BatchContext:
             _, strings, flag = text(self)
             distinct, index = self.distinct(text_key, strings)
             group = self.groups.get((atom_id, text_key))
+            ids = group.ids if group is not None else (atom_id,)
+            chars = self.cache.get(("chars", text_key))
+            if chars is None:  # a bound of any one call's text: they are all in there
+                chars = self.cache[("chars", text_key)] = sum(map(len, distinct)) + len(distinct)
+            texts = distinct
+            distinct, skipped = self._affordable(texts, index, text_key, chars, sum(self.atoms[i].work for i in ids))
+            if skipped is not None:
+                flag = _or_flag(flag, skipped if index is None else skipped[index])
             if group is not None:   # this atom and the other SM atoms on this text, in one scan
                 found = group.evaluate_many(distinct)
             else:
                 found = {atom_id: self.atoms[atom_id].evaluate_many(distinct)}
             for found_id, (hits, values) in found.items():
+                per_char = self.atoms[found_id].work * self.call_sites.get((found_id, text_key), 1)
+                self._charge(texts, index, text_key, chars, per_char)
                 if index is not None:
                     hits, values = hits[index], values[index]
                 self.cache[("atom", found_id, text_key)] = (hits.astype(np.float64), values, flag)
             result = self.cache[key]
         return result
+
+    def _sizes(self, text_key, texts: list) -> np.ndarray:
+        """Each distinct text's length + 1: what one call on it costs per unit of work."""
+        sizes = self.cache.get(("sizes", text_key))
+        if sizes is None:
+            sizes = self.cache[("sizes", text_key)] = np.fromiter(map(len, texts), np.float64, len(texts)) + 1.0
+        return sizes
+
+    def _affordable(self, texts: list, index: np.ndarray | None, text_key, chars: int,
+                    per_char: int) -> tuple[list, np.ndarray | None]:
+        """``texts`` with ``""`` in place of each one not worth scanning (one call over the
+        whole work budget, or only answers over it already), and which those are."""
+        limit = self.limits.max_work
+        if self.work is None and chars * per_char <= limit:
+            return texts, None
+        skip = self._sizes(text_key, texts) * per_char > limit
+        if self.work is not None:
+            over = self.work > limit
+            if over.any():
+                wanted = np.zeros(len(texts), dtype=bool)
+                wanted[(index if index is not None else np.arange(self.n))[~over]] = True
+                skip |= ~wanted
+        if not skip.any():
+            return texts, None
+        return ["" if s else d for d, s in zip(texts, skip.tolist())], skip
+
+    def _charge(self, texts: list, index: np.ndarray | None, text_key, chars: int, per_char: int) -> None:
+        """Add a call's work on each distinct text (its length + 1, times ``per_char``) to
+        its answers' work; while ``chars`` (a bound of each text's) keep every answer under
+        the budget, only their sum is kept."""
+        if self.work is None:
+            self._charges.append((texts, index, text_key, per_char))
+            self._work_bound += chars * per_char
+            if self._work_bound <= self.limits.max_work:
+                return
+            charges, self._charges = self._charges, []
+            self.work = np.zeros(self.n)
+        else:
+            charges = [(texts, index, text_key, per_char)]
+        for texts, i, key, factor in charges:
+            sizes = self._sizes(key, texts)
+            self.work += (sizes if i is None else sizes[i]) * factor
+
+    def over_work(self) -> np.ndarray | None:
+        """The answers whose work went over ``limits.max_work`` (``None``: none can have)."""
+        return None if self.work is None else self.work > self.limits.max_work
+
+
+def _or_flag(a: np.ndarray | None, b: np.ndarray) -> np.ndarray:
+    return b if a is None else a | b
 
 
 def substring_groups(trees: list[Node], atoms: Mapping) -> dict:
@@ -241,7 +356,7 @@ def evaluate(plan: Plan, blanks: list, results: list, trace: list | None = None,
     of each combo as it starts and a ``(op, atom, text, hit, value)`` per atom call.
     ``add`` replaces ADD's left-to-right sum (:func:`coscore.expr.evaluate.total`).
     """
-    answer = Answer(blanks, plan.atoms, plan.manual, trace)
+    answer = Answer(blanks, plan.atoms, plan.manual, trace, plan.limits)
     for evaluate_combo, score, mode in plan.combos:
         if trace is not None:
             trace.append(len(results))

@@ -277,7 +277,7 @@ def explain(rule: Any, answer: Sequence[str] | str, source: Mapping[str, Any] | 
     blanks = [answer] if isinstance(answer, str) else list(answer)
     outcome, calls = rule.trace(blanks)
     combos: dict[str, ComboTrace] = {}
-    state = Answer(blanks, rule.atoms, manual=rule.dialect == "manual")
+    state = Answer(blanks, rule.atoms, manual=rule.dialect == "manual", limits=rule.limits)
     for spec in rule.spec.combos:
         trace = ComboTrace(spec.id, outcome.combos.get(spec.id), spec.text, spec.score, spec.mode)
         try:

@@ -11,12 +11,16 @@ import os
 import sys
 from typing import Mapping
 
-from .diagnostics import Diagnostic, RuleError, json_type
+from .atoms import table_bytes
+from .diagnostics import Diagnostic, RuleError, json_type, shorten
 from .expr.parse import parse
 from .expr.tokens import ExprSyntaxError
+from .limits import DEFAULT_LIMITS, Limits, over_rule_budget
 from .spec import ATOM_KINDS, COMBO_MODES, DIALECTS, SCORE_MODES, AtomSpec, ComboSpec, RuleSource, RuleSpec
 
 _TOP_LEVEL_KEYS = frozenset({"atoms", "combos", "comboMode", "dialect"})
+#: The largest int score: results are floats (an int beyond this has no float).
+_LARGEST_SCORE = int(1.7976931348623157e308)
 
 
 def load(source: RuleSource) -> dict:
@@ -33,7 +37,7 @@ def load(source: RuleSource) -> dict:
         return _decode(data, where=path)
     if isinstance(source, (str, bytes, bytearray)):
         return _decode(source, where="rule")
-    raise TypeError(f"a rule is a dict, JSON text or a path, not {type(source).__name__}")
+    raise RuleError([Diagnostic("rule", f"a rule is a dict, JSON text or a path, not {type(source).__name__}")])
 
 
 def _decode(data: str | bytes, where: str) -> dict:
@@ -53,15 +57,21 @@ def _decode(data: str | bytes, where: str) -> dict:
         ) from None
     except RecursionError:
         raise RuleError([Diagnostic(where, "invalid JSON: nested too deeply")]) from None
-    except ValueError:  # an integer of more digits than Python converts
-        raise RuleError([Diagnostic(where, f"invalid JSON: a number with more than {sys.get_int_max_str_digits():,} digits")]) from None
+    except ValueError as exc:  # a number with more digits than Python converts
+        why = (f"a number with more than {sys.get_int_max_str_digits():,} digits" if "digits" in str(exc)
+               else shorten(str(exc), 200))
+        raise RuleError([Diagnostic(where, f"invalid JSON: {why}")]) from None
     if not isinstance(value, dict):
         raise RuleError([Diagnostic(where, f"a rule is a JSON object, not {json_type(value)}")])
     return value
 
 
-def read(source: RuleSource, dialect: str | None = None) -> RuleSpec:
-    """Load and validate a rule; raise :class:`RuleError` listing every problem."""
+def read(source: RuleSource, dialect: str | None = None, limits: Limits = DEFAULT_LIMITS) -> RuleSpec:
+    """Load and validate a rule; raise :class:`RuleError` listing every problem.
+
+    The rule's size is checked against the rule budgets of ``limits`` last, its atoms'
+    table memory estimated before any table is built (:func:`coscore.atoms.table_bytes`).
+    """
     rule = load(source)
     problems: list[Diagnostic] = []
     warnings: list[Diagnostic] = []
@@ -89,7 +99,37 @@ def read(source: RuleSource, dialect: str | None = None) -> RuleSpec:
 
     if problems:
         raise RuleError(problems + [w for w in warnings])
+    problems = _over_budget(rule, atoms or {}, limits)
+    if problems:
+        raise RuleError(problems)
     return RuleSpec(atoms, tuple(combos), combo_mode, chosen, tuple(warnings), rule)
+
+
+def _over_budget(rule: dict, atoms: dict[str, AtomSpec], limits: Limits) -> list[Diagnostic]:
+    """The rule budgets of ``limits`` that a valid rule goes over."""
+    counts = [
+        ("atoms", "max_atoms", "atoms", len(rule["atoms"])),
+        ("combos", "max_combos", "combos", len(rule["combos"])),
+        ("atoms", "max_keys", "EM/OP/CS keys", sum(len(a.keys) for a in atoms.values() if a.kind != "SM")),
+        ("atoms", "max_options", "SM options", sum(len(g) for a in atoms.values() for g in a.groups)),
+    ]
+    problems = [
+        Diagnostic(path, over_rule_budget(budget, what, count, getattr(limits, budget)))
+        for path, budget, what, count in counts
+        if count > getattr(limits, budget)
+    ]
+    if problems:
+        return problems
+    estimates = {atom_id: table_bytes(atom) for atom_id, atom in atoms.items()}
+    sizes = {atom_id: kept + building for atom_id, (kept, building) in estimates.items()}
+    # what every atom keeps, and what building the most demanding one needs for a moment
+    total = sum(kept for kept, _ in estimates.values()) + max((b for _, b in estimates.values()), default=0)
+    if total > limits.max_table_bytes:
+        largest = sorted(sizes, key=sizes.__getitem__, reverse=True)[:3]
+        shown = ", ".join(f"atoms.{shorten(atom_id, 40)} {sizes[atom_id]:,}" for atom_id in largest)
+        message = over_rule_budget("max_table_bytes", "bytes of match tables (estimated)", total, limits.max_table_bytes)
+        problems.append(Diagnostic("atoms", f"{message}; the largest: {shown}"))
+    return problems
 
 
 def _section(rule: dict, key: str, what: str, problems: list) -> dict | None:
@@ -191,6 +231,8 @@ def _read_combos(rule: dict, atom_ids: set[str] | None, problems: list, warnings
             problems.append(Diagnostic(f"{path}.score", "missing (a number)" if "score" not in combo else f"must be a number, not {json_type(score)}"))
         elif isinstance(score, float) and not math.isfinite(score):
             problems.append(Diagnostic(f"{path}.score", f"must be a finite number, not {score}"))
+        elif isinstance(score, int) and abs(score) > _LARGEST_SCORE:
+            problems.append(Diagnostic(f"{path}.score", "must be a number a float can hold (at most about 1.8e308)"))
         if mode not in SCORE_MODES:
             problems.append(Diagnostic(f"{path}.mode", "missing (\"logic\" or \"value\")" if "mode" not in combo else f"must be \"logic\" or \"value\", not {json.dumps(mode, ensure_ascii=False)}"))
         for key in combo:

@@ -6,20 +6,22 @@ from typing import Any, Callable, Iterable, Iterator
 from . import columns as _columns
 from . import engine as _engine
 from .atoms import Atom
-from .diagnostics import Diagnostic
+from .diagnostics import Diagnostic, RuleError, shorten
 from .engine import AnswerLike
+from .limits import DEFAULT_LIMITS, Limits
 from .reading import read
 from .results import AtomCall, Batch, Outcome
 from .spec import RuleSource
 
-__all__ = ["compile", "Rule", "AnswerLike", "Outcome", "Batch", "AtomCall"]
+__all__ = ["compile", "Rule", "AnswerLike", "Outcome", "Batch", "AtomCall", "Limits"]
 
 
 class Rule:
     """A compiled CoScore rule. Make one with :func:`coscore.compile`.
 
     Attributes: ``spec`` (the validated :class:`~coscore.spec.RuleSpec`), ``warnings``,
-    ``atoms`` (id → prepared atom), ``combo_ids`` (rule order), ``combo_mode``, ``dialect``.
+    ``atoms`` (id → prepared atom), ``combo_ids`` (rule order), ``combo_mode``, ``dialect``,
+    ``limits`` (its :class:`~coscore.limits.Limits`).
     """
 
     def __init__(self, plan: _engine.Plan):
@@ -30,6 +32,7 @@ class Rule:
         self.combo_ids: list[str] = plan.combo_ids
         self.combo_mode: str = plan.combo_mode
         self.dialect: str = plan.spec.dialect
+        self.limits: Limits = plan.limits
 
     def __repr__(self) -> str:
         return f"<coscore.Rule {len(self.atoms)} atoms, combos {','.join(self.combo_ids)} {self.combo_mode}>"
@@ -82,12 +85,30 @@ class Rule:
         return _engine.score_chunks(self._plan, answers, chunk_size=chunk_size, jobs=jobs)
 
 
-def compile(source: RuleSource, *, dialect: str | None = None) -> Rule:  # noqa: A001 - public name
+def compile(source: RuleSource, *, dialect: str | None = None, limits: Limits | None = None) -> Rule:  # noqa: A001
     """Compile a rule from a dict, JSON text, or a path (``os.PathLike``) to a JSON file.
 
     ``dialect`` is ``"coscore"`` (the original engine: ``L`` counts distinct CJK
     characters) or ``"manual"`` (``L`` is the number of characters, as the manual
     says); by default the rule's own ``"dialect"`` key, else ``"coscore"``.
-    Raises :class:`coscore.RuleError` listing every problem.
+    ``limits`` are the rule's budgets (:class:`coscore.Limits`; default
+    :data:`coscore.limits.DEFAULT_LIMITS`): its size is checked against them here, and
+    every answer it scores is bounded by them.
+    Raises :class:`coscore.RuleError` listing every problem, and nothing else whatever
+    ``source`` holds.
     """
-    return Rule(_engine.plan(read(source, dialect)))
+    if limits is None:
+        limits = DEFAULT_LIMITS
+    elif not isinstance(limits, Limits):
+        raise TypeError(f"limits must be a coscore.Limits, not {type(limits).__name__}")
+    try:
+        return Rule(_engine.plan(read(source, dialect, limits), limits))
+    except RuleError:
+        raise
+    except MemoryError:
+        raise RuleError([Diagnostic("rule", "compiling it needs more memory than is available (lower the "
+                                            "rule's size, or the max_table_bytes budget to refuse it sooner)")]) from None
+    except RecursionError:
+        raise RuleError([Diagnostic("rule", "nested too deeply")]) from None
+    except Exception as exc:  # noqa: BLE001 - compiling untrusted input raises RuleError only
+        raise RuleError([Diagnostic("rule", shorten(f"cannot be compiled: {type(exc).__name__}: {exc}"))]) from None

@@ -29,6 +29,7 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import json
 import math
 import os
@@ -41,6 +42,9 @@ from . import __version__
 from . import rule as _rule
 from .compat import RuleCache
 from .diagnostics import RuleError, json_type, shorten
+from .limits import DEFAULT_LIMITS, BudgetExceeded, Limits
+from .limits import add_arguments as add_limit_arguments
+from .limits import from_arguments as limits_from_arguments
 from .results import failure_message
 from .workers import OverBudget, WorkerPool, WorkerStopped, rss_bytes
 
@@ -192,8 +196,10 @@ def _diagnostics(items: Any) -> list[dict]:
 class Service:
     """The endpoint logic, synchronous: one runs in each worker process (see :func:`handler`)."""
 
-    def __init__(self, cache_size: int = DEFAULT_CACHE_SIZE, cache_bytes: int | None = DEFAULT_CACHE_BYTES):
-        self.cache = RuleCache(cache_size, maxbytes=cache_bytes, measure=True)
+    def __init__(self, cache_size: int = DEFAULT_CACHE_SIZE, cache_bytes: int | None = DEFAULT_CACHE_BYTES,
+                 limits: Limits = DEFAULT_LIMITS):
+        self.cache = RuleCache(cache_size, compiler=functools.partial(_rule.compile, limits=limits),
+                               maxbytes=cache_bytes, measure=True)
         self.endpoints: dict[str, Callable[[bytes], Any]] = {
             "testRule": self.test_rule, "score": self.score, "check": self.check, "explain": self.explain,
         }
@@ -241,7 +247,8 @@ class Service:
             raise
         except Exception as exc:  # the answer cannot be scored: the original answered 500
             message = failure_message(rule.combo_ids, results, exc)
-            raise ApiError(422, message, exception=type(exc).__name__) from None
+            budget = {"budget": exc.budget, "limit": exc.limit} if isinstance(exc, BudgetExceeded) else {}
+            raise ApiError(422, message, exception=type(exc).__name__, **budget) from None
         debug = dict(zip(rule.combo_ids, results))
         return {"score": _finite(score), "debugInfo": _finite(debug)}
 
@@ -293,9 +300,11 @@ class Service:
         }))
 
 
-def handler(cache_size: int = DEFAULT_CACHE_SIZE, cache_bytes: int | None = DEFAULT_CACHE_BYTES) -> Callable:
-    """A worker's request handler, :meth:`Service.handle` (the factory of the worker pool)."""
-    return Service(cache_size, cache_bytes).handle
+def handler(cache_size: int = DEFAULT_CACHE_SIZE, cache_bytes: int | None = DEFAULT_CACHE_BYTES,
+            limits: Limits = DEFAULT_LIMITS) -> Callable:
+    """A worker's request handler, :meth:`Service.handle` (the factory of the worker pool);
+    rules are compiled with ``limits``."""
+    return Service(cache_size, cache_bytes, limits).handle
 
 
 def _kind(rule: "_rule.Rule", atom_id: str) -> str | None:
@@ -378,7 +387,7 @@ def _health(pool: WorkerPool, started: float) -> dict:
     info = pool.info()
     caches = [stats["cache"] for stats in info.pop("stats") if stats]
     cache = {name: sum(c[name] for c in caches) for name in ("size", "bytes", "hits", "misses")}
-    cache["maxsize"], cache["maxbytes"] = pool.args
+    cache["maxsize"], cache["maxbytes"] = pool.args[:2]
     return {"status": "ok", "version": __version__, "uptime": round(time.time() - started, 3),
             "cache": cache, "workers": info}
 
@@ -387,7 +396,7 @@ def create_app(max_body: int = DEFAULT_MAX_BODY, cache_size: int = DEFAULT_CACHE
                cors_origins: list[str] | None = None, *, workers: int = DEFAULT_WORKERS,
                timeout: float = DEFAULT_TIMEOUT, memory: int | None = DEFAULT_MEMORY,
                cache_bytes: int | None = DEFAULT_CACHE_BYTES,
-               body_timeout: float | None = DEFAULT_BODY_TIMEOUT) -> Starlette:
+               body_timeout: float | None = DEFAULT_BODY_TIMEOUT, limits: Limits = DEFAULT_LIMITS) -> Starlette:
     """The ASGI application; it starts its worker processes at once.
 
     ``max_body`` is the largest request body accepted (bytes), ``cache_size`` and
@@ -396,8 +405,9 @@ def create_app(max_body: int = DEFAULT_MAX_BODY, cache_size: int = DEFAULT_CACHE
     another site (``["*"]`` for any; default none). ``workers`` worker processes score
     at once; a request gets ``timeout`` seconds of a worker's time and each worker may
     grow by ``memory`` bytes (``None``: unbounded); ``body_timeout`` seconds is the most
-    a client may take to send a body (``None``: no limit). ``/healthz`` is answered by
-    the event loop itself and never waits for a worker.
+    a client may take to send a body (``None``: no limit). ``limits`` are the budgets
+    rules are compiled with (:class:`coscore.Limits`: each answer's and each rule's).
+    ``/healthz`` is answered by the event loop itself and never waits for a worker.
     """
     if max_body < 0:
         raise ValueError("max_body must be >= 0")
@@ -405,7 +415,7 @@ def create_app(max_body: int = DEFAULT_MAX_BODY, cache_size: int = DEFAULT_CACHE
         raise ValueError("cache_size and cache_bytes must be >= 0")
     if body_timeout is not None and body_timeout <= 0:
         raise ValueError("body_timeout must be > 0 (or None)")
-    pool = WorkerPool(handler, (cache_size, cache_bytes), size=workers, timeout=timeout, memory=memory)
+    pool = WorkerPool(handler, (cache_size, cache_bytes, limits), size=workers, timeout=timeout, memory=memory)
     started = time.time()
 
     async def health(request: Request) -> Response:
@@ -531,6 +541,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cors-origin", action="append", metavar="ORIGIN", dest="cors_origins",
                         help="allow browser pages from ORIGIN (e.g. http://localhost:5000, or '*') to call "
                         "the service; repeatable")
+    add_limit_arguments(parser)
     parser.add_argument("--log-level", default="info",
                         choices=["critical", "error", "warning", "info", "debug", "trace"],
                         help="uvicorn log level (default info)")
@@ -547,7 +558,8 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit(f"coscore serve: {problem}")
     app = create_app(max_body=args.max_body, cache_size=args.cache_size, cors_origins=args.cors_origins,
                      workers=args.workers, timeout=args.timeout, memory=args.memory or None,
-                     cache_bytes=args.cache_bytes, body_timeout=args.body_timeout)
+                     cache_bytes=args.cache_bytes, body_timeout=args.body_timeout,
+                     limits=limits_from_arguments(args))
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0
 

@@ -12,7 +12,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "coscore"
 #: Bottom up; a module may import only from its own layer or the ones below.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("coscore._fast",),
-    ("coscore.results", "coscore.spec", "coscore.diagnostics", "coscore.columns"),
+    ("coscore.results", "coscore.spec", "coscore.diagnostics", "coscore.columns", "coscore.limits"),
     ("coscore.expr",),
     ("coscore.atoms", "coscore.reading"),
     ("coscore.engine",),

@@ -423,9 +423,11 @@ FREEZE = {"rule": _one_combo({"0": {"type": "SM", "desc": ",".join(["~a"] * 2000
 
 @pytest.fixture(scope="module")
 def budget_url():
-    """``coscore serve`` with small budgets, so that each test is quick."""
+    """``coscore serve`` with small budgets, so that each test is quick (the answers' work
+    and the rules' tables unbounded, so that the pool's own budgets are what stops them)."""
     yield from _serve("--workers", "2", "--timeout", str(TIMEOUT), "--memory", str(MEMORY),
-                      "--cache-bytes", str(CACHE_BYTES), "--body-timeout", str(BODY_TIMEOUT), "--max-body", "8M")
+                      "--cache-bytes", str(CACHE_BYTES), "--body-timeout", str(BODY_TIMEOUT), "--max-body", "8M",
+                      "--max-answer-work", str(10**15), "--max-rule-tables", str(2**40))
 
 
 def test_a_freezing_request_is_stopped_while_healthz_answers(budget_url):

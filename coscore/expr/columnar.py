@@ -26,7 +26,7 @@ from typing import Callable, Hashable, Protocol
 import numpy as np
 
 from .evaluate import MAX_TEXT, cjk_count, to_float
-from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary
+from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary, walk
 
 #: Integers at or above this magnitude are not exact in float64: such answers are re-scored.
 EXACT_LIMIT = float(2**53)
@@ -98,12 +98,15 @@ class Columns(Protocol):
 
     ``answers`` are ``str`` or lists/tuples of ``str`` (``n`` of them), ``manual`` is
     the dialect's ``L``, and ``cache`` holds the columns computed so far (keys are
-    tuples starting with an operator letter).
+    tuples starting with an operator letter). ``joins_fit`` is true when no string ``+``
+    can build more than :data:`~coscore.expr.evaluate.MAX_TEXT` characters for any of
+    the answers (:func:`built_bound` says so).
     """
 
     answers: list
     n: int
     manual: bool
+    joins_fit: bool
     atoms: Mapping  # atom id -> Atom
     cache: dict
 
@@ -329,6 +332,61 @@ def text_key(node: Node) -> Hashable:
     return ("node", id(node))
 
 
+def built_over(trees: list[Node]) -> Callable[["Columns", int], "np.ndarray | None"] | None:
+    """A function ``f(ctx, limit)`` giving the answers for which the reference
+    evaluator's string ``+`` over ``trees`` could build more than ``limit`` characters
+    (``None``: no answer can); ``None`` when the trees join no strings.
+
+    Each join counts the length of its result, as
+    :meth:`coscore.expr.evaluate.Answer.build` does, and every join is counted as if
+    every branch ran: an upper bound, per answer from its blanks' lengths, or for the
+    whole batch from their sums (one sum per blank, enough when the batch is small).
+    """
+    joins = [node for tree in trees for node in walk(tree) if isinstance(node, Arith) and column_kind(node) == _STR]
+    if not joins:
+        return None
+
+    def built(length) -> object:
+        total = 0
+        for node in joins:
+            size = length(node.first)
+            for _, operand, _ in node.rest:
+                size = size + length(operand)
+                total = total + size
+        return total
+
+    def over(ctx, limit: int):
+        if built(lambda node: _length(node, ctx, True)) <= limit:
+            return None
+        return built(lambda node: _length(node, ctx, False)) > limit
+
+    return over
+
+
+def _length(node: Node, ctx, batch: bool):
+    """The length of a string expression: per answer (at most, for ``and``/``or``/``if``),
+    or with ``batch`` a bound of every answer's, from the sums of the blanks' lengths."""
+    if isinstance(node, Const):
+        return len(node.value) if batch else np.full(ctx.n, float(len(node.value)))
+    if isinstance(node, Call):  # T(n)
+        key = ("chars" if batch else "len", node.args[0].value)
+        if key not in ctx.cache:
+            strings = ctx.blank(node.args[0].value)[1]
+            lengths = map(len, strings)
+            ctx.cache[key] = sum(lengths) if batch else np.fromiter(lengths, dtype=np.float64, count=ctx.n)
+        return ctx.cache[key]
+    if isinstance(node, Arith):
+        size = _length(node.first, ctx, batch)
+        for _, operand, _ in node.rest:
+            size = size + _length(operand, ctx, batch)
+        return size
+    operands = node.operands if isinstance(node, BoolOp) else (node.then, node.orelse) if isinstance(node, IfExp) else ()
+    if not operands:
+        return np.inf if batch else np.full(ctx.n, np.inf)
+    sizes = [_length(o, ctx, batch) for o in operands]
+    return sum(sizes) if batch else np.maximum.reduce(sizes)
+
+
 def _build_arith(node: Arith) -> ColumnFn:
     first = build(node.first)
     rest = [(op, build(operand)) for op, operand, _ in node.rest]
@@ -338,6 +396,9 @@ def _build_arith(node: Arith) -> ColumnFn:
             for _, part in rest:
                 _, more, f = part(ctx)
                 flag = _or(flag, f)
+                if ctx.joins_fit:  # every join of every answer here is known to fit
+                    values = [a + b for a, b in zip(values, more)]
+                    continue
                 too_long = np.fromiter((len(a) + len(b) > MAX_TEXT for a, b in zip(values, more)), bool, ctx.n)
                 if too_long.any():  # the reference path reports it; never build it here
                     flag = _or(flag, too_long)

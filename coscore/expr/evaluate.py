@@ -10,6 +10,11 @@ ordinary Python exceptions (``ZeroDivisionError``, ``TypeError``, ``IndexError``
 Each answer has the original's per-answer caches (``T L Q F U`` by argument, atoms by
 ``(id, text)``): they are observable only in the types and signs of results (``U(1, 2)``
 then ``U(1.0, 2)`` gives the cached ``1``), which the compatible API reproduces.
+
+Each answer is also held to the answer budgets of its :class:`~coscore.limits.Limits`:
+the characters its ``+`` and ``*`` build, its distinct atom calls and their kernel work
+are counted, and the step that would go over raises
+:class:`~coscore.limits.BudgetExceeded` before it allocates or runs anything.
 """
 from __future__ import annotations
 
@@ -18,21 +23,29 @@ import operator
 import sys
 from typing import Callable, Mapping
 
+from ..limits import DEFAULT_LIMITS, BudgetExceeded, Limits
 from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary
 
 Evaluator = Callable[["Answer"], object]
 
 
 class Answer:
-    """One answer being scored: its blanks, the rule's atoms and the per-answer caches."""
+    """One answer being scored: its blanks, the rule's atoms, the per-answer caches and
+    what is left of the answer's budgets."""
 
-    __slots__ = ("blanks", "atoms", "manual", "trace", "_joined", "_t", "_l", "_q", "_f", "_u", "_gm")
+    __slots__ = ("blanks", "atoms", "manual", "trace", "limits", "_built_left", "_calls_left", "_work_left",
+                 "_joined", "_t", "_l", "_q", "_f", "_u", "_gm")
 
-    def __init__(self, blanks: list, atoms: Mapping[str, Callable], manual: bool = False, trace: list | None = None):
+    def __init__(self, blanks: list, atoms: Mapping[str, Callable], manual: bool = False, trace: list | None = None,
+                 limits: Limits = DEFAULT_LIMITS):
         self.blanks = blanks
         self.atoms = atoms
         self.manual = manual
         self.trace = trace
+        self.limits = limits
+        self._built_left = limits.max_built_chars
+        self._calls_left = limits.max_atom_calls
+        self._work_left = limits.max_work
         self._joined: str | None = None
         self._t: dict = {}
         self._l: dict = {}
@@ -121,6 +134,18 @@ class Answer:
             value = self._u[key] = c if f >= c else f
             return value
 
+    # -- budgets ---------------------------------------------------------------------
+    def build(self, size: int) -> None:
+        """Count ``size`` characters about to be built; over budget, raise first."""
+        self._built_left -= size
+        if self._built_left < 0:
+            raise BudgetExceeded("max_built_chars", self.limits.max_built_chars)
+
+    def _over_calls(self) -> BudgetExceeded:
+        if self._calls_left < 0:
+            return BudgetExceeded("max_atom_calls", self.limits.max_atom_calls)
+        return BudgetExceeded("max_work", self.limits.max_work)
+
     # -- atoms -----------------------------------------------------------------------
     def atom(self, k, s) -> tuple:
         key = (k, s)
@@ -131,6 +156,11 @@ class Answer:
             atom = self.atoms.get(atom_id)
             if atom is None:
                 raise KeyError(f"atom {atom_id!r} does not exist") from None
+            # a new call: one more cache entry, and its kernel work, counted before it runs
+            self._calls_left -= 1
+            self._work_left -= (len(s) + 1 if type(s) is str else 1) * getattr(atom, "work", 1)
+            if self._calls_left < 0 or self._work_left < 0:
+                raise self._over_calls() from None
             result = self._gm[key] = atom(s)
         except TypeError:  # unhashable cannot happen with rule values; keep the message clear
             raise TypeError(f"cannot call an atom with {type(s).__name__}") from None
@@ -166,13 +196,18 @@ def to_float(text: str):
 MAX_TEXT = 10_000_000
 
 
-def _add(a, b):
-    if type(a) is str and type(b) is str and len(a) + len(b) > MAX_TEXT:
-        raise ValueError(f"joining these strings would exceed {MAX_TEXT:,} characters")
+def _add(a, b, answer: Answer | None):
+    """Python's ``+``; joining strings is bounded (:data:`MAX_TEXT`, the answer's budget)."""
+    if type(a) is str and type(b) is str:
+        size = len(a) + len(b)
+        if size > MAX_TEXT:
+            raise ValueError(f"joining these strings would exceed {MAX_TEXT:,} characters")
+        if answer is not None:
+            answer.build(size)
     return a + b
 
 
-def _multiply(a, b):
+def _multiply(a, b, answer: Answer | None):
     """Python's ``*``; a string repeated by an int or bool is bounded like ``+``."""
     if type(a) is str:
         text, count = a, b
@@ -180,12 +215,26 @@ def _multiply(a, b):
         text, count = b, a
     else:
         return a * b
-    if type(count) in (int, bool) and -sys.maxsize - 1 <= count <= sys.maxsize and len(text) * count > MAX_TEXT:
-        raise ValueError(f"repeating this string would exceed {MAX_TEXT:,} characters")
+    if type(count) in (int, bool) and -sys.maxsize - 1 <= count <= sys.maxsize:
+        size = len(text) * count
+        if size > MAX_TEXT:
+            raise ValueError(f"repeating this string would exceed {MAX_TEXT:,} characters")
+        if answer is not None and size > 0:
+            answer.build(size)
     return a * b  # Python's own result, or its error (str * str, str * float, a count beyond an index)
 
 
-_BINARY = {"+": _add, "-": operator.sub, "*": _multiply, "/": operator.truediv}
+def _subtract(a, b, answer):
+    return a - b
+
+
+def _divide(a, b, answer):
+    return a / b
+
+
+_BINARY = {"+": _add, "-": _subtract, "*": _multiply, "/": _divide}
+#: The operators whose result does not depend on the answer's budgets.
+_PLAIN = {"-": operator.sub, "/": operator.truediv}
 _COMPARE = {
     "==": operator.eq, "!=": operator.ne, "<": operator.lt,
     "<=": operator.le, ">": operator.gt, ">=": operator.ge,
@@ -210,13 +259,17 @@ def compile_tree(node: Node) -> Evaluator:
         first = compile_tree(node.first)
         rest = tuple((_BINARY[op], compile_tree(operand)) for op, operand, _ in node.rest)
         if len(rest) == 1:
+            (op, _, _), = node.rest
             (apply, second), = rest
-            return lambda a: apply(first(a), second(a))
+            if op in _PLAIN:
+                plain = _PLAIN[op]
+                return lambda a: plain(first(a), second(a))
+            return lambda a: apply(first(a), second(a), a)
 
         def arith(a):
             acc = first(a)
             for apply, operand in rest:
-                acc = apply(acc, operand(a))
+                acc = apply(acc, operand(a), a)
             return acc
 
         return arith

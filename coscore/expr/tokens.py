@@ -270,8 +270,8 @@ def _unescape(body: str, col: int) -> str:
                 raise ExprSyntaxError("malformed \\N{...} escape in string", here)
             try:
                 out.append(unicodedata.lookup(body[i + 3 : end]))
-            except KeyError:
-                raise ExprSyntaxError(f"unknown Unicode character name {body[i + 3 : end]!r}", here) from None
+            except (KeyError, UnicodeError):  # not a name (a lone surrogate cannot even be looked up)
+                raise ExprSyntaxError(f"unknown Unicode character name {body[i + 3 : end][:100]!r}", here) from None
             i = end + 1
         else:  # Python keeps unknown escapes as they are
             out.append("\\" + esc)
