@@ -169,7 +169,7 @@ cdef class BlankColumns:
         cdef object buffers
         lengths = {len(column) for column in columns}
         if len(lengths) > 1:
-            raise ValueError(f"the blank columns differ in length: {[len(c) for c in columns]}")
+            raise ValueError(f"the blank columns differ in length: {[len(column) for column in columns]}")
         self.n_rows = lengths.pop() if lengths else 0
         self._keep = []
         self._cols = <_column *>malloc((len(columns) + 1) * sizeof(_column))

@@ -47,12 +47,13 @@ class Totals:
     errors: int = 0
 
 
-#: A scoring engine: (rule, list of answers, jobs) -> the rule's batch result
-#: (``scores``, ``combos``, ``errors`` as in :meth:`coscore.Rule.score_many`).
+#: A scoring engine: (rule, answers, jobs) -> the rule's batch result (``scores``,
+#: ``combos``, ``errors`` as in :meth:`coscore.Rule.score_many`); the answers are a list
+#: of answers, or the blank columns as Arrow arrays, which ``score_many`` also takes.
 Engine = Callable[[Any, list[Any], int], Any]
 
 
-def local_engine(rule: Any, answers: list[list[str]], jobs: int) -> Any:
+def local_engine(rule: Any, answers: list[Any], jobs: int) -> Any:
     """Score in this process (``jobs`` worker processes/threads as the engine decides)."""
     return rule.score_many(answers, jobs=jobs)
 
@@ -75,9 +76,10 @@ def scored_chunks(
     types = {name: "float64" for name in names}
     types[ERROR_COLUMN] = "string"
     for chunk in chunks:
-        answers = columns.answers(chunk)
+        arrays = columns.arrays(chunk)  # Arrow text columns are scored as they are
+        answers = arrays if arrays is not None else columns.answers(chunk)
         batch = engine(rule, answers, jobs)
-        del answers  # freed before the chunk goes on: no collector pass walks its tuples
+        del answers, arrays  # freed before the chunk goes on: no collector pass walks its tuples
         n = len(chunk)
         if len(batch.scores) != n or len(batch.errors) != n:
             raise RuntimeError(f"the engine returned {len(batch.scores)} scores for {n} answers")
