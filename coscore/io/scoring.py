@@ -11,6 +11,7 @@ import numpy as np
 import pyarrow as pa
 
 from .answers import AnswerColumns
+from .background import read_ahead
 from .errors import InputError
 from .table import Chunk
 
@@ -75,7 +76,7 @@ def scored_chunks(
     names = result_columns(combo_ids)
     types = {name: "float64" for name in names}
     types[ERROR_COLUMN] = "string"
-    for chunk in chunks:
+    for chunk in read_ahead(chunks):  # the next chunk is read while this one is scored
         arrays = columns.arrays(chunk)  # Arrow text columns are scored as they are
         answers = arrays if arrays is not None else columns.answers(chunk)
         batch = engine(rule, answers, jobs)
