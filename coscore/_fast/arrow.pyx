@@ -220,6 +220,52 @@ cdef class BlankColumns:
             raise IndexError(f"rows {start}:{stop} are not within the {self.n_rows} rows")
         return 0
 
+    cdef uint8_t *_pack(self, int64_t start, int64_t m, const uint8_t **ptrs, int64_t *lens,
+                        bint prefixed) except NULL:
+        """Copy the blanks of rows start .. start + m - 1 into one new buffer (returned;
+        the caller frees it), row after row: each row's blanks joined, or with
+        ``prefixed`` each blank as its 8-byte length then its bytes. ``ptrs[i]`` and
+        ``lens[i]`` are set to row i's bytes there."""
+        cdef int64_t i, total = 0, extra = 8 if prefixed else 0
+        cdef Py_ssize_t c
+        cdef uint8_t *out = NULL
+        cdef uint8_t *at
+        cdef const uint8_t **part = <const uint8_t **>malloc((m + 1) * sizeof(uint8_t *))
+        cdef int64_t *plens = <int64_t *>malloc((m + 1) * sizeof(int64_t))
+        try:
+            if part == NULL or plens == NULL:
+                raise MemoryError()
+            with nogil:
+                for i in range(m):
+                    lens[i] = extra * self._k
+                for c in range(self._k):
+                    _pick(&self._cols[c], start, m, part, plens)
+                    for i in range(m):
+                        lens[i] += plens[i]
+                for i in range(m):
+                    total += lens[i]
+            out = <uint8_t *>malloc(total + 1)
+            if out == NULL:
+                raise MemoryError()
+            with nogil:
+                at = out
+                for i in range(m):
+                    ptrs[i] = at
+                    at += lens[i]
+                    lens[i] = 0
+                for c in range(self._k):
+                    _pick(&self._cols[c], start, m, part, plens)
+                    for i in range(m):
+                        at = <uint8_t *>ptrs[i] + lens[i]
+                        if prefixed:
+                            memcpy(at, &plens[i], 8)
+                        memcpy(at + extra, part[i], <size_t>plens[i])
+                        lens[i] += extra + plens[i]
+            return out
+        finally:
+            free(part)
+            free(plens)
+
     def texts(self, key, Py_ssize_t start, Py_ssize_t stop):
         """The one text of each row of ``start:stop`` that a rule reads, deduplicated:
         blank ``key`` (an int, negative from the end) or, for ``"*"``, the blanks
@@ -231,11 +277,8 @@ cdef class BlankColumns:
         cdef int64_t m = stop - start, total = 0, i
         cdef Py_ssize_t index, c, k = self._k
         cdef const uint8_t **ptrs = NULL
-        cdef const uint8_t **part = NULL
         cdef int64_t *lens = NULL
-        cdef int64_t *plens = NULL
         cdef uint8_t *joined = NULL
-        cdef uint8_t *at
         inverse = np.zeros(m, dtype=np.intp)
         if m == 0:
             return [], inverse, None
@@ -262,40 +305,12 @@ cdef class BlankColumns:
                     ptrs[i] = _EMPTY
                     lens[i] = 0
             else:   # the blanks joined: copied, row by row, into one buffer
-                part = <const uint8_t **>malloc(m * sizeof(uint8_t *))
-                plens = <int64_t *>malloc(m * sizeof(int64_t))
-                if part == NULL or plens == NULL:
-                    raise MemoryError()
-                with nogil:
-                    for i in range(m):
-                        lens[i] = 0
-                    for c in range(k):
-                        _pick(&self._cols[c], start, m, part, plens)
-                        for i in range(m):
-                            lens[i] += plens[i]
-                    for i in range(m):
-                        total += lens[i]
-                joined = <uint8_t *>malloc(total + 1)
-                if joined == NULL:
-                    raise MemoryError()
-                with nogil:
-                    at = joined
-                    for i in range(m):
-                        ptrs[i] = at
-                        at += lens[i]
-                        lens[i] = 0
-                    for c in range(k):
-                        _pick(&self._cols[c], start, m, part, plens)
-                        for i in range(m):
-                            memcpy(<uint8_t *>ptrs[i] + lens[i], part[i], <size_t>plens[i])
-                            lens[i] += plens[i]
+                joined = self._pack(start, m, ptrs, lens, False)
             distinct = _distinct(ptrs, lens, m, inverse)
             return distinct, inverse, None
         finally:
             free(ptrs)
             free(lens)
-            free(part)
-            free(plens)
             free(joined)
 
     def answers(self, Py_ssize_t start, Py_ssize_t stop):
@@ -303,14 +318,11 @@ cdef class BlankColumns:
         ``str`` each for one column, else a tuple of ``str``) and each row's position
         among them (an intp array)."""
         self._range(start, stop)
-        cdef int64_t m = stop - start, i, total = 0, n
+        cdef int64_t m = stop - start, n
         cdef Py_ssize_t c, k = self._k, d, nd
         cdef const uint8_t **ptrs = NULL
-        cdef const uint8_t **part = NULL
         cdef int64_t *lens = NULL
-        cdef int64_t *plens = NULL
         cdef uint8_t *packed = NULL
-        cdef uint8_t *at
         cdef const uint8_t *p
         cdef list out
         cdef tuple answer
@@ -323,35 +335,9 @@ cdef class BlankColumns:
         try:   # each row packed as (length, bytes) per blank: equal packs, equal answers
             ptrs = <const uint8_t **>malloc(m * sizeof(uint8_t *))
             lens = <int64_t *>malloc(m * sizeof(int64_t))
-            part = <const uint8_t **>malloc(m * sizeof(uint8_t *))
-            plens = <int64_t *>malloc(m * sizeof(int64_t))
-            if ptrs == NULL or lens == NULL or part == NULL or plens == NULL:
+            if ptrs == NULL or lens == NULL:
                 raise MemoryError()
-            with nogil:
-                for i in range(m):
-                    lens[i] = 8 * k
-                for c in range(k):
-                    _pick(&self._cols[c], start, m, part, plens)
-                    for i in range(m):
-                        lens[i] += plens[i]
-                for i in range(m):
-                    total += lens[i]
-            packed = <uint8_t *>malloc(total + 1)
-            if packed == NULL:
-                raise MemoryError()
-            with nogil:
-                at = packed
-                for i in range(m):
-                    ptrs[i] = at
-                    at += lens[i]
-                    lens[i] = 0
-                for c in range(k):
-                    _pick(&self._cols[c], start, m, part, plens)
-                    for i in range(m):
-                        at = <uint8_t *>ptrs[i] + lens[i]
-                        memcpy(at, &plens[i], 8)
-                        memcpy(at + 8, part[i], <size_t>plens[i])
-                        lens[i] += 8 + plens[i]
+            packed = self._pack(start, m, ptrs, lens, True)
             firsts = _first_rows(ptrs, lens, m, inverse)
             nd = len(firsts)
             out = PyList_New(nd)
@@ -370,8 +356,6 @@ cdef class BlankColumns:
         finally:
             free(ptrs)
             free(lens)
-            free(part)
-            free(plens)
             free(packed)
 
     def answer(self, Py_ssize_t row):
