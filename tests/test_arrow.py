@@ -5,6 +5,7 @@ nulls, chunked and sliced arrays, ``large_string``, dictionary and ``string_view
 from __future__ import annotations
 
 import json
+import sys
 
 import numpy as np
 import pyarrow as pa
@@ -120,6 +121,8 @@ def test_blank_columns_pick_and_deduplicate_every_text(implementation, data, key
         rows, missing = [""] * (stop - start), [True] * (stop - start) or None
     distinct, inverse, lacking = table.texts(key, start, stop)
     assert [distinct[i] for i in inverse] == rows
+    for text in distinct:   # each str in Python's own (narrowest) form, as the decoder makes it
+        assert sys.getsizeof(text) == sys.getsizeof(text.encode().decode())
     assert distinct == list(dict.fromkeys(rows))   # each once, in first-occurrence order
     assert (None if lacking is None else lacking.tolist()) == missing
     whole = texts[0] if width == 1 else list(zip(*texts))

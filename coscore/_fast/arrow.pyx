@@ -15,7 +15,7 @@ exactly when their UTF-8 bytes are equal, which is exactly when their ``str`` ar
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp, memcpy, memset
 
@@ -25,6 +25,8 @@ import numpy as np
 
 cdef extern from "Python.h":
     object PyUnicode_DecodeUTF8(const char *s, Py_ssize_t size, const char *errors)
+    object PyUnicode_New(Py_ssize_t size, uint32_t maxchar)
+    void *PyUnicode_DATA(object)
 
 
 ctypedef struct _seg:          # one chunk of one column
@@ -145,8 +147,91 @@ cdef Py_ssize_t _dedup(const uint8_t **ptrs, const int64_t *lens, int64_t m, uin
     return count
 
 
-cdef inline object _text(const uint8_t *p, int64_t n):
-    return PyUnicode_DecodeUTF8(<const char *>p, n, "strict")
+cdef inline int64_t _scan(const uint8_t *p, int64_t n, uint32_t *maxchar) noexcept nogil:
+    """The number of code points of valid UTF-8 ``p[:n]`` and, in ``maxchar``, the bound
+    of its widest (127, 255, 0xFFFF or 0x10FFFF: the same as for the exact widest, so
+    ``PyUnicode_New`` picks the canonical form); -1 if the bytes are not valid UTF-8."""
+    cdef int64_t i = 0, count = 0
+    cdef uint8_t b, lo, hi
+    cdef uint32_t top = 127
+    while i < n:
+        b = p[i]
+        if b < 0x80:
+            i += 1
+        elif b < 0xC2:
+            return -1
+        elif b < 0xE0:
+            if i + 1 >= n or (p[i + 1] & 0xC0) != 0x80:
+                return -1
+            if b >= 0xC4:
+                top = 0xFFFF if top < 0xFFFF else top
+            elif top < 255:
+                top = 255
+            i += 2
+        elif b < 0xF0:
+            lo = 0xA0 if b == 0xE0 else 0x80
+            hi = 0x9F if b == 0xED else 0xBF
+            if i + 2 >= n or not lo <= p[i + 1] <= hi or (p[i + 2] & 0xC0) != 0x80:
+                return -1
+            top = 0xFFFF if top < 0xFFFF else top
+            i += 3
+        elif b < 0xF5:
+            lo = 0x90 if b == 0xF0 else 0x80
+            hi = 0x8F if b == 0xF4 else 0xBF
+            if i + 3 >= n or not lo <= p[i + 1] <= hi or (p[i + 2] & 0xC0) != 0x80 or (p[i + 3] & 0xC0) != 0x80:
+                return -1
+            top = 0x10FFFF
+            i += 4
+        else:
+            return -1
+        count += 1
+    maxchar[0] = top
+    return count
+
+
+cdef object _text(const uint8_t *p, int64_t n):
+    """The ``str`` of the UTF-8 bytes ``p[:n]``, made at its final size and width in one
+    pass (invalid UTF-8: Python's decoder raises its UnicodeDecodeError)."""
+    cdef uint32_t top = 127, cp
+    cdef int64_t count = _scan(p, n, &top), i = 0, j = 0
+    cdef uint8_t b
+    cdef uint8_t *d1
+    cdef uint16_t *d2
+    cdef uint32_t *d4
+    if count < 0:
+        return PyUnicode_DecodeUTF8(<const char *>p, n, "strict")
+    if count == n:   # ASCII
+        if n == 0:
+            return ""
+        out = PyUnicode_New(n, 127)
+        memcpy(PyUnicode_DATA(out), p, <size_t>n)
+        return out
+    out = PyUnicode_New(count, top)
+    d1 = <uint8_t *>PyUnicode_DATA(out)
+    d2 = <uint16_t *>d1
+    d4 = <uint32_t *>d1
+    while i < n:
+        b = p[i]
+        if b < 0x80:
+            cp = b
+            i += 1
+        elif b < 0xE0:
+            cp = ((b & 0x1F) << 6) | (p[i + 1] & 0x3F)
+            i += 2
+        elif b < 0xF0:
+            cp = ((b & 0x0F) << 12) | ((p[i + 1] & 0x3F) << 6) | (p[i + 2] & 0x3F)
+            i += 3
+        else:
+            cp = ((b & 0x07) << 18) | ((p[i + 1] & 0x3F) << 12) | ((p[i + 2] & 0x3F) << 6) | (p[i + 3] & 0x3F)
+            i += 4
+        if top == 255:
+            d1[j] = <uint8_t>cp
+        elif top == 0xFFFF:
+            d2[j] = <uint16_t>cp
+        else:
+            d4[j] = cp
+        j += 1
+    return out
 
 
 cdef class BlankColumns:
