@@ -192,12 +192,8 @@ cdef inline int64_t _scan(const uint8_t *p, int64_t n, uint32_t *maxchar) noexce
 cdef object _text(const uint8_t *p, int64_t n):
     """The ``str`` of the UTF-8 bytes ``p[:n]``, made at its final size and width in one
     pass (invalid UTF-8: Python's decoder raises its UnicodeDecodeError)."""
-    cdef uint32_t top = 127, cp
-    cdef int64_t count = _scan(p, n, &top), i = 0, j = 0
-    cdef uint8_t b
-    cdef uint8_t *d1
-    cdef uint16_t *d2
-    cdef uint32_t *d4
+    cdef uint32_t top = 127
+    cdef int64_t count = _scan(p, n, &top)
     if count < 0:
         return PyUnicode_DecodeUTF8(<const char *>p, n, "strict")
     if count == n:   # ASCII
@@ -207,31 +203,50 @@ cdef object _text(const uint8_t *p, int64_t n):
         memcpy(PyUnicode_DATA(out), p, <size_t>n)
         return out
     out = PyUnicode_New(count, top)
-    d1 = <uint8_t *>PyUnicode_DATA(out)
-    d2 = <uint16_t *>d1
-    d4 = <uint32_t *>d1
-    while i < n:
-        b = p[i]
-        if b < 0x80:
-            cp = b
-            i += 1
-        elif b < 0xE0:
-            cp = ((b & 0x1F) << 6) | (p[i + 1] & 0x3F)
-            i += 2
-        elif b < 0xF0:
-            cp = ((b & 0x0F) << 12) | ((p[i + 1] & 0x3F) << 6) | (p[i + 2] & 0x3F)
-            i += 3
-        else:
-            cp = ((b & 0x07) << 18) | ((p[i + 1] & 0x3F) << 12) | ((p[i + 2] & 0x3F) << 6) | (p[i + 3] & 0x3F)
-            i += 4
-        if top == 255:
-            d1[j] = <uint8_t>cp
-        elif top == 0xFFFF:
-            d2[j] = <uint16_t>cp
-        else:
-            d4[j] = cp
-        j += 1
+    if top == 255:
+        _decode1(p, n, <uint8_t *>PyUnicode_DATA(out))
+    elif top == 0xFFFF:
+        _decode2(p, n, <uint16_t *>PyUnicode_DATA(out))
+    else:
+        _decode4(p, n, <uint32_t *>PyUnicode_DATA(out))
     return out
+
+
+cdef inline uint32_t _next(const uint8_t *p, int64_t *i) noexcept nogil:
+    """The code point at ``p[i[0]]`` of valid UTF-8; ``i[0]`` moves past it."""
+    cdef uint8_t b = p[i[0]]
+    if b < 0x80:
+        i[0] += 1
+        return b
+    if b < 0xE0:
+        i[0] += 2
+        return ((b & 0x1F) << 6) | (p[i[0] - 1] & 0x3F)
+    if b < 0xF0:
+        i[0] += 3
+        return ((b & 0x0F) << 12) | ((p[i[0] - 2] & 0x3F) << 6) | (p[i[0] - 1] & 0x3F)
+    i[0] += 4
+    return ((b & 0x07) << 18) | ((p[i[0] - 3] & 0x3F) << 12) | ((p[i[0] - 2] & 0x3F) << 6) | (p[i[0] - 1] & 0x3F)
+
+
+cdef void _decode1(const uint8_t *p, int64_t n, uint8_t *out) noexcept nogil:
+    cdef int64_t i = 0, j = 0
+    while i < n:
+        out[j] = <uint8_t>_next(p, &i)
+        j += 1
+
+
+cdef void _decode2(const uint8_t *p, int64_t n, uint16_t *out) noexcept nogil:
+    cdef int64_t i = 0, j = 0
+    while i < n:
+        out[j] = <uint16_t>_next(p, &i)
+        j += 1
+
+
+cdef void _decode4(const uint8_t *p, int64_t n, uint32_t *out) noexcept nogil:
+    cdef int64_t i = 0, j = 0
+    while i < n:
+        out[j] = _next(p, &i)
+        j += 1
 
 
 cdef class BlankColumns:
