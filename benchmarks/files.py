@@ -14,8 +14,8 @@ as CSV and Parquet, and measures in the same run:
   that process, read as it exits);
 - the floor: pyarrow reading the same input (all columns as strings for CSV) plus writing
   the same input and output columns (the scored file's table), in this process;
-- ``Rule.score_many`` in memory on the Python lists, and on the same answers as an Arrow
-  table of blank columns.
+- ``Rule.score_many`` in memory on the Python lists, on the same answers as an Arrow
+  table of blank columns, and on lists made from that table first (``to_pylist``).
 
 The target is ``end to end <= 1.5 * (read + write) + score_many``; each line prints the
 ratio of the time to that budget (<= 1 meets it). Times are the best of ``--repeat`` runs.
@@ -47,6 +47,7 @@ import pyarrow.csv as pa_csv  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
 import coscore  # noqa: E402
+from coscore.columns import answers_from_columns  # noqa: E402
 from benchmarks import workloads  # noqa: E402
 
 RULES = ("lane-change", "lab-tools")
@@ -116,6 +117,8 @@ def bench_rule(name: str, rows: int, folder: Path, repeat: int) -> dict:
     out: dict = {"rule": name, "rows": rows}
     out["score_many_lists_s"], _ = _best(lambda: rule.score_many(answers), repeat)
     out["score_many_arrow_s"], _ = _best(lambda: rule.score_many(blanks), repeat)
+    # the lists made from the table first, as a file path without the Arrow entry would
+    out["score_many_converted_s"], _ = _best(lambda: rule.score_many(answers_from_columns(blanks.columns)), repeat)
     del answers
     string_types = {column: pa.string() for column in table.column_names}
     for fmt in ("csv", "parquet"):
@@ -177,7 +180,9 @@ def _print(result: dict) -> None:
     name, rows = result["rule"], result["rows"]
     print(f"{name}, {rows:,} distinct rows")
     lists, arrow = result["score_many_lists_s"], result["score_many_arrow_s"]
-    print(f"  score_many: lists {lists:.2f} s, Arrow table {arrow:.2f} s (Arrow/lists {arrow / lists:.2f})")
+    converted = result["score_many_converted_s"]
+    print(f"  score_many: lists {lists:.2f} s, Arrow table {arrow:.2f} s (Arrow/lists {arrow / lists:.2f}); "
+          f"the table made into lists first {converted:.2f} s (Arrow/that {arrow / converted:.2f})")
     for fmt, label in (("csv", "CSV->CSV"), ("parquet", "Parquet->Parquet")):
         r = result[fmt]
         print(f"  coscore score {label}: {r['coscore_score_s']:.2f} s, peak RSS {r['peak_rss_mb']:.0f} MB; "
