@@ -3,6 +3,7 @@
     python benchmarks/files.py                  # 1,000,000 distinct rows per rule
     python benchmarks/files.py --ten-million    # 10,000,000 (needs several GB to build the input)
     python benchmarks/files.py --rows 200000 --rules lab-tools
+    python benchmarks/files.py --dask           # + coscore.dask vs one process, 12,000,000 rows
 
 For the lane-change and lab-tools rules it builds ``--rows`` distinct answers (the
 ``distinct`` workload of :mod:`benchmarks.workloads`, columns ``id, b0, ...``), writes them
@@ -13,11 +14,17 @@ as CSV and Parquet, and measures in the same run:
   that process, read as it exits);
 - the floor: pyarrow reading the same input (all columns as strings for CSV) plus writing
   the same input and output columns (the scored file's table), in this process;
-- ``Rule.score_many`` in memory on the Python lists, and on the same answers as an Arrow
-  table of blank columns.
+- ``Rule.score_many`` in memory on the Python lists, on the same answers as an Arrow
+  table of blank columns, and on lists made from that table first (``to_pylist``).
 
 The target is ``end to end <= 1.5 * (read + write) + score_many``; each line prints the
 ratio of the time to that budget (<= 1 meets it). Times are the best of ``--repeat`` runs.
+
+With ``--dask`` it also scores a Parquet dataset of ``--dask-rows`` rows (the Parquet
+input, repeated as ``--dask-files`` files) twice: by one ``coscore score`` process
+(the files as a glob, into one Parquet file) and by ``coscore score --engine dask`` on
+a two-worker ``LocalCluster``, and prints the speed-up (target: >= 1.5).
+
 Timings on a loaded machine are noisy: compare ratios measured in one run.
 """
 from __future__ import annotations
@@ -40,6 +47,7 @@ import pyarrow.csv as pa_csv  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
 import coscore  # noqa: E402
+from coscore.columns import answers_from_columns  # noqa: E402
 from benchmarks import workloads  # noqa: E402
 
 RULES = ("lane-change", "lab-tools")
@@ -109,6 +117,8 @@ def bench_rule(name: str, rows: int, folder: Path, repeat: int) -> dict:
     out: dict = {"rule": name, "rows": rows}
     out["score_many_lists_s"], _ = _best(lambda: rule.score_many(answers), repeat)
     out["score_many_arrow_s"], _ = _best(lambda: rule.score_many(blanks), repeat)
+    # the lists made from the table first, as a file path without the Arrow entry would
+    out["score_many_converted_s"], _ = _best(lambda: rule.score_many(answers_from_columns(blanks.columns)), repeat)
     del answers
     string_types = {column: pa.string() for column in table.column_names}
     for fmt in ("csv", "parquet"):
@@ -131,11 +141,48 @@ def bench_rule(name: str, rows: int, folder: Path, repeat: int) -> dict:
     return out
 
 
+def bench_dask(name: str, rows: int, files: int, folder: Path, repeat: int) -> dict:
+    """One ``coscore score`` process vs ``--engine dask`` (2 workers) on ``rows`` rows in
+    ``files`` Parquet files, each a copy of ``rows // files`` distinct rows."""
+    import shutil
+
+    per_file = rows // files
+    rule_path = folder / f"{name}.rule.json"
+    rule_path.write_text(json.dumps(workloads.rule_source(name), ensure_ascii=False), encoding="utf-8")
+    _, table = _inputs(name, per_file, folder)
+    dataset = folder / "dataset"
+    dataset.mkdir(exist_ok=True)
+    for i in range(files):
+        pq.write_table(table, dataset / f"part-{i:03d}.parquet")
+    del table
+    glob = str(dataset / "*.parquet")
+    local, local_peak = _command(["score", str(rule_path), glob, "-o", str(folder / "one.parquet"), "--no-progress"],
+                                 folder, repeat)
+    best = float("inf")
+    for attempt in range(repeat):
+        out = folder / f"dask-out-{attempt}"
+        wall, _ = _command(["score", str(rule_path), glob, "--engine", "dask", "-o", str(out), "--no-progress"],
+                           folder, 1)
+        best = min(best, wall)
+        shutil.rmtree(out, ignore_errors=True)
+    shutil.rmtree(dataset, ignore_errors=True)
+    return {"rule": name, "rows": per_file * files, "files": files, "local_s": local, "local_peak_rss_mb": local_peak,
+            "dask_s": best, "speedup": local / best}
+
+
+def _print_dask(result: dict) -> None:
+    print(f"{result['rule']}, {result['rows']:,} rows in {result['files']} Parquet files: one coscore score process "
+          f"{result['local_s']:.2f} s (peak RSS {result['local_peak_rss_mb']:.0f} MB), --engine dask on 2 workers "
+          f"{result['dask_s']:.2f} s; speed-up {result['speedup']:.2f} (target >= 1.5)")
+
+
 def _print(result: dict) -> None:
     name, rows = result["rule"], result["rows"]
     print(f"{name}, {rows:,} distinct rows")
     lists, arrow = result["score_many_lists_s"], result["score_many_arrow_s"]
-    print(f"  score_many: lists {lists:.2f} s, Arrow table {arrow:.2f} s (Arrow/lists {arrow / lists:.2f})")
+    converted = result["score_many_converted_s"]
+    print(f"  score_many: lists {lists:.2f} s, Arrow table {arrow:.2f} s (Arrow/lists {arrow / lists:.2f}); "
+          f"the table made into lists first {converted:.2f} s (Arrow/that {arrow / converted:.2f})")
     for fmt, label in (("csv", "CSV->CSV"), ("parquet", "Parquet->Parquet")):
         r = result[fmt]
         print(f"  coscore score {label}: {r['coscore_score_s']:.2f} s, peak RSS {r['peak_rss_mb']:.0f} MB; "
@@ -150,15 +197,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rules", nargs="+", default=list(RULES), choices=workloads.RULES)
     parser.add_argument("--repeat", type=int, default=1, help="runs per measurement; the best counts")
     parser.add_argument("--json", action="store_true", help="print the results as JSON too")
+    parser.add_argument("--dask", action="store_true", help="also coscore.dask (2 workers) vs one process")
+    parser.add_argument("--dask-rows", type=int, default=12_000_000, help="rows of the Dask dataset (default 12,000,000)")
+    parser.add_argument("--dask-files", type=int, default=12, help="Parquet files of the Dask dataset (default 12)")
+    parser.add_argument("--no-files", action="store_true", help="skip the file measurements (with --dask)")
     args = parser.parse_args(argv)
     rows = 10_000_000 if args.ten_million else args.rows
     results = []
     with tempfile.TemporaryDirectory(prefix="coscore-files-") as tmp:
-        for name in args.rules:
+        for name in [] if args.no_files else args.rules:
             result = bench_rule(name, rows, Path(tmp), args.repeat)
             _print(result)
             sys.stdout.flush()
             results.append(result)
+        if args.dask:
+            for name in args.rules:
+                result = bench_dask(name, args.dask_rows, args.dask_files, Path(tmp), args.repeat)
+                _print_dask(result)
+                sys.stdout.flush()
+                results.append(result)
     if args.json:
         print(json.dumps(results, indent=2))
     return 0

@@ -30,7 +30,6 @@ import pandas as pd
 import pyarrow as pa
 
 import coscore
-from coscore.columns import answers_from_columns
 from coscore.io.answers import AnswerColumns
 from coscore.io.errors import InputError
 from coscore.io.scoring import COMBO_PREFIX, ERROR_COLUMN, SCORE_COLUMN, check_no_clash
@@ -101,13 +100,13 @@ def _blank_values(column: pd.Series) -> list:
 
 
 def _answers(df: pd.DataFrame, blanks: list) -> list:
-    """The answers of a partition, converted column by column through Arrow (a one-blank
-    answer is its text, others tuples of blanks); a column of other objects goes the
-    slow way, and each odd value fails its own answer only."""
+    """The answers of a partition: its blank columns as Arrow string arrays (scored as
+    they are, see :mod:`coscore.columns`); a column of other objects goes the slow way,
+    as lists of blanks, and each odd value fails its own answer only."""
     try:
         arrays = [pa.array(df[name], pa.string(), from_pandas=True) for name in blanks]
         if arrays:
-            return answers_from_columns(arrays)
+            return arrays
     except (TypeError, ValueError, pa.ArrowException):
         pass
     columns = [_blank_values(df[name]) for name in blanks]

@@ -18,7 +18,7 @@ import math
 import os
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from typing import Hashable, Iterable, Iterator, Mapping, Sequence, Union
+from typing import Callable, Hashable, Iterable, Iterator, Mapping, Sequence, Union
 
 import numpy as np
 
@@ -483,6 +483,23 @@ def score_chunk(plan: Plan, answers: list, start: int = 0, stop: int | None = No
                 distinct, inverse = dedup_strings(joined_column(rows))
             else:
                 distinct, inverse = dedup_answers(rows)
+        return score_distinct(plan, distinct, inverse, view, flag, lambda i: answers[start + i])
+    return score_distinct(plan, None, None, None, np.ones(n, dtype=bool), lambda i: answers[start + i])
+
+
+def score_distinct(plan: Plan, distinct: list | None, inverse: np.ndarray | None, view, flag: np.ndarray,
+                   answer_at: Callable[[int], AnswerLike]) -> Batch:
+    """Score a chunk of ``len(flag)`` answers given already deduplicated: ``distinct``
+    (what the rule's combos read: whole answers, or with ``view`` set the text of blank
+    ``view`` of each, see :meth:`ColumnarPlan.run`) and ``inverse`` (each answer's
+    position among them). Answers where ``flag`` is set, those the columnar path flags
+    and all of them when ``distinct`` is ``None`` (or the rule has no columnar plan) are
+    scored by the reference evaluator, each distinct one once; ``answer_at(i)`` gives
+    answer ``i``. Used by :func:`score_chunk` and by the Arrow columns of
+    :mod:`coscore.columns`."""
+    n = len(flag)
+    columnar = plan.columnar
+    if columnar is not None and distinct is not None and n:
         total, results, flag_distinct = columnar.run(distinct, view)
         if len(distinct) == n:  # all distinct: ``inverse`` is the identity
             scores, combos = total, results
@@ -506,7 +523,7 @@ def score_chunk(plan: Plan, answers: list, start: int = 0, stop: int | None = No
     refused: dict[str, Outcome] = {}
     for i in redo:
         # validated and normalised first: only answers of exact strings share an outcome
-        answer = answers[start + i]
+        answer = answer_at(i)
         blanks = _answer_blanks(answer)
         if blanks is None:  # not an answer: its outcome says only its type's name
             kind = type(answer).__name__
@@ -631,7 +648,17 @@ def score_many(plan: Plan, answers: Iterable[AnswerLike], jobs: int = 1, chunk_s
         if chunk_size is None:  # threads share the GIL-held steps better over larger chunks
             chunk_size = DEFAULT_CHUNK_SIZE if workers <= 1 else 2 * DEFAULT_CHUNK_SIZE
         return concat(plan, list(score_chunks(plan, answers, chunk_size, jobs)))
-    n = len(answers)
+    return score_ranges(plan, len(answers), lambda start, stop: score_chunk(plan, answers, start, stop),
+                        jobs, chunk_size)
+
+
+def score_ranges(plan: Plan, n: int, score_range: Callable[[int, int], Batch], jobs: int = 1,
+                 chunk_size: int | None = None) -> Batch:
+    """One :class:`Batch` of ``n`` answers, ``score_range(start, stop)`` scoring each chunk
+    of them straight into result arrays allocated once (``jobs > 1``: threads, equal
+    chunks, a multiple of the workers). Used by :func:`score_many` for a list and by the
+    Arrow columns of :mod:`coscore.columns`."""
+    workers = _workers(jobs)
     if chunk_size is None:
         chunk_size = _even_chunks(n, workers)
     if chunk_size < 1:
@@ -644,7 +671,7 @@ def score_many(plan: Plan, answers: Iterable[AnswerLike], jobs: int = 1, chunk_s
 
     def fill(start: int) -> None:
         stop = min(n, start + chunk_size)
-        batch = score_chunk(plan, answers, start, stop)
+        batch = score_range(start, stop)
         scores[start:stop] = batch.scores
         for cid, values in batch.combos.items():
             combos[cid][start:stop] = values

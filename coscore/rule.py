@@ -72,7 +72,7 @@ class Rule:
         """
         columns = _columns.as_blank_columns(answers)
         if columns is not None:
-            answers = _columns.answers_from_columns(columns)
+            return _columns.score_columns(self._plan, columns, jobs=jobs, chunk_size=chunk_size)
         return _engine.score_many(self._plan, answers, jobs=jobs, chunk_size=chunk_size)
 
     def score_chunks(

@@ -12,10 +12,11 @@ PACKAGE = Path(__file__).resolve().parents[1] / "coscore"
 #: Bottom up; a module may import only from its own layer or the ones below.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("coscore._fast",),
-    ("coscore.results", "coscore.spec", "coscore.diagnostics", "coscore.columns", "coscore.limits"),
+    ("coscore.results", "coscore.spec", "coscore.diagnostics", "coscore.limits"),
     ("coscore.expr",),
     ("coscore.atoms", "coscore.reading"),
     ("coscore.engine",),
+    ("coscore.columns",),   # Arrow blank columns, scored through the engine
     ("coscore.rule",),
 )
 #: Within the language, bottom up: each module imports only the ones before it.

@@ -5,8 +5,9 @@
 - :class:`SubstringScanner` -- SM: ordered option walk
 - batch plumbing: :func:`check_answers`, :func:`blank_column`, :func:`joined_column`,
   :func:`distinct_texts`, :func:`dedup_strings`, :func:`dedup_answers`, :func:`tune_malloc`
+- :class:`BlankColumns` -- blank columns as Arrow strings, deduplicated on their UTF-8 bytes
 
-The compiled modules (``lcs``, ``jaccard``, ``substring``, ``batch``: Cython and C, working
+The compiled modules (``lcs``, ``jaccard``, ``substring``, ``batch``, ``arrow``: Cython and C, working
 on the code points of ``str`` objects and releasing the GIL in their loops) each have a
 pure-Python twin (``lcs_py``, ...) with the same names and results bit for bit. The
 implementation is chosen once, at import: ``COSCORE_IMPLEMENTATION=python`` or ``cython``
@@ -22,6 +23,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 __all__ = [
+    "BlankColumns",
     "IMPLEMENTATION",
     "JaccardScorer",
     "LcsScorer",
@@ -39,7 +41,7 @@ __all__ = [
 ]
 
 #: The kernel modules, by the name of their compiled form.
-MODULES = ("lcs", "jaccard", "substring", "batch")
+MODULES = ("lcs", "jaccard", "substring", "batch", "arrow")
 
 
 def _load(implementation: str) -> dict[str, ModuleType]:
@@ -68,6 +70,7 @@ def _choose() -> tuple[str, dict[str, ModuleType]]:
 IMPLEMENTATION, _modules = _choose()
 
 if TYPE_CHECKING:   # the compiled modules' stubs (lcs.pyi, ...) describe both implementations
+    from .arrow import BlankColumns
     from .batch import (blank_column, check_answers, dedup_answers, dedup_strings, distinct_texts,
                         joined_column, tune_malloc)
     from .jaccard import JaccardScorer, token, token_tables
@@ -80,7 +83,7 @@ else:
 
 def modules(implementation: str = IMPLEMENTATION) -> dict[str, ModuleType]:
     """The kernel modules of ``implementation`` (``"cython"`` or ``"python"``) by the name
-    of their compiled form (``"lcs"``, ``"jaccard"``, ``"substring"``, ``"batch"``).
+    of their compiled form (``"lcs"``, ``"jaccard"``, ``"substring"``, ``"batch"``, ``"arrow"``).
 
     Raises ImportError for ``"cython"`` when the compiled modules are missing."""
     if implementation not in ("python", "cython"):

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from ._text import open_file
 from .answers import ID_COLUMN, AnswerColumns
 from .atomic import atomic_output
+from .background import WriteBehind
 from .columnar_csv import ColumnarDelimitedReader
 from .delimited import DelimitedReader, DelimitedWriter
 from .errors import InputError
@@ -124,7 +125,9 @@ def open_writer(
 ) -> Iterator[Writer]:
     """Open ``path`` for writing in format ``fmt`` (default: from the extension, and
     CSV for standard output; an extension coscore does not know is an error). The
-    file appears, complete, only when the block ends without an exception. With
+    file appears, complete, only when the block ends without an exception. Chunks
+    are written by a thread, behind the caller (an error surfaces at a later
+    ``write`` or when the block ends). With
     ``bom``, CSV and TSV start with a UTF-8 byte order mark, so that Excel reads
     them as UTF-8."""
     to_stdout = path is None or os.fspath(path) == "-"
@@ -149,8 +152,13 @@ def open_writer(
             writer = XlsxWriter(stream, target)
         else:
             writer = DelimitedWriter(stream, fmt, target, bom=bom)
-        yield writer
-        writer.close()
+        behind = WriteBehind(writer)  # encoding and writing overlap with what comes next
+        try:
+            yield behind
+        except BaseException:
+            behind.abort()
+            raise
+        behind.close()
 
 
 def _format(path: str | os.PathLike[str] | None, fmt: str | None, default: str | None) -> str:

@@ -64,6 +64,15 @@ class AnswerColumns:
             raise InputError(source, "the label column cannot also be a blank", column=label)
         return cls(fmt, chosen, label)
 
+    def arrays(self, chunk: Chunk) -> list[Any] | None:
+        """The blank columns of ``chunk`` as they are when every one is an Arrow text
+        array (what :meth:`coscore.Rule.score_many` scores without a Python object per
+        row), else ``None``."""
+        if self.fmt == "coscore" or not self.blanks or any(name not in chunk.data for name in self.blanks):
+            return None
+        arrays = [chunk.data[name] for name in self.blanks]
+        return arrays if all(_is_text_array(a) for a in arrays) else None
+
     def answers(self, chunk: Chunk) -> list[Any]:
         """The answers of every row of ``chunk``, in order: lists of blanks, or (when
         the blank columns are Arrow text arrays) each one-blank answer's text and each

@@ -1,0 +1,16 @@
+"""Blank columns held as Arrow strings, read in C (compiled; twin: arrow_py)."""
+from typing import Any, Optional, Union
+
+import numpy as np
+import numpy.typing as npt
+
+class BlankColumns:
+    n_rows: int
+    def __init__(self, columns: list[Any]) -> None: ...
+    @property
+    def n_columns(self) -> int: ...
+    def texts(
+        self, key: Union[int, str], start: int, stop: int
+    ) -> tuple[list[str], npt.NDArray[np.intp], Optional[npt.NDArray[np.bool_]]]: ...
+    def answers(self, start: int, stop: int) -> tuple[list[Union[str, tuple[str, ...]]], npt.NDArray[np.intp]]: ...
+    def answer(self, row: int) -> Union[str, tuple[str, ...]]: ...

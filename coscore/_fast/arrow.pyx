@@ -1,0 +1,520 @@
+"""Blank columns held as Arrow strings, read in C: pick, check and deduplicate a row
+range on its UTF-8 bytes, then make a Python ``str`` for each *distinct* text only.
+
+An Arrow ``string`` / ``large_string`` array is three buffers: a validity bitmap (absent
+when nothing is null), offsets (int32 or int64) and the UTF-8 data. :class:`BlankColumns`
+holds one or more such columns (each as its chunks), reads the buffers in place without
+the GIL, and hands the engine what its kernels read: the distinct texts of a range of
+rows, in first-occurrence order, and each row's position among them. A null cell is the
+empty blank ``""``. The arrays are kept alive by the object; they must not change.
+
+Deduplication hashes each text's bytes (a per-process random seed) into an
+open-addressing table and compares the bytes of equal hashes, so two rows share a text
+exactly when their UTF-8 bytes are equal, which is exactly when their ``str`` are.
+"""
+from cpython.list cimport PyList_New, PyList_SET_ITEM
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcmp, memcpy, memset
+
+import os
+
+import numpy as np
+
+cdef extern from "Python.h":
+    object PyUnicode_DecodeUTF8(const char *s, Py_ssize_t size, const char *errors)
+    object PyUnicode_New(Py_ssize_t size, uint32_t maxchar)
+    void *PyUnicode_DATA(object)
+
+
+ctypedef struct _seg:          # one chunk of one column
+    const uint8_t *valid       # validity bitmap, NULL when no value is null
+    const int32_t *off32       # offsets (one of the two)
+    const int64_t *off64
+    const uint8_t *data
+    int64_t offset             # the chunk's offset into its buffers (a slice)
+    int64_t length
+    int64_t first              # the chunk's first row in the column
+
+
+ctypedef struct _column:
+    _seg *segs
+    Py_ssize_t n_segs
+
+
+cdef uint64_t _seed = <uint64_t>int.from_bytes(os.urandom(8), "little")
+cdef const uint8_t *_EMPTY = <const uint8_t *>b""
+
+
+cdef inline uint64_t _mix(uint64_t h) noexcept nogil:
+    h ^= h >> 33
+    h *= <uint64_t>0xff51afd7ed558ccdULL
+    h ^= h >> 33
+    h *= <uint64_t>0xc4ceb9fe1a85ec53ULL
+    h ^= h >> 33
+    return h
+
+
+cdef inline uint64_t _hash(const uint8_t *p, int64_t n, uint64_t seed) noexcept nogil:
+    """A 64-bit hash of n bytes: eight at a time, multiplied and rotated, mixed at the end."""
+    cdef uint64_t h = seed ^ (<uint64_t>n * <uint64_t>0x9E3779B97F4A7C15ULL), w
+    cdef int64_t i = 0
+    while i + 8 <= n:
+        memcpy(&w, p + i, 8)
+        h = (h ^ w) * <uint64_t>0x87c37b91114253d5ULL
+        h = (h << 31) | (h >> 33)
+        i += 8
+    if i < n:
+        w = 0
+        memcpy(&w, p + i, <size_t>(n - i))
+        h = (h ^ w) * <uint64_t>0x4cf5ad432745937fULL
+    return _mix(h ^ seed)
+
+
+cdef inline void _cell(const _seg *s, int64_t i, const uint8_t **p, int64_t *n) noexcept nogil:
+    """The bytes of value ``i`` (within the chunk) of ``s``; a null is empty."""
+    cdef int64_t j = s.offset + i, a, b
+    if s.valid != NULL and not (s.valid[j >> 3] >> (j & 7)) & 1:
+        p[0] = _EMPTY
+        n[0] = 0
+        return
+    if s.off32 != NULL:
+        a = s.off32[j]
+        b = s.off32[j + 1]
+    else:
+        a = s.off64[j]
+        b = s.off64[j + 1]
+    p[0] = s.data + a if s.data != NULL else _EMPTY
+    n[0] = b - a
+
+
+cdef inline Py_ssize_t _seek(const _column *c, int64_t row) noexcept nogil:
+    """The chunk holding ``row`` (the last chunk for the row past the end)."""
+    cdef Py_ssize_t lo = 0, hi = c.n_segs - 1, mid
+    while lo < hi:
+        mid = (lo + hi + 1) >> 1
+        if c.segs[mid].first <= row:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+cdef void _pick(const _column *c, int64_t start, int64_t m, const uint8_t **ptrs, int64_t *lens) noexcept nogil:
+    """The bytes of rows start .. start + m - 1 of column ``c``."""
+    cdef Py_ssize_t k = _seek(c, start)
+    cdef int64_t row = start, i = 0, local
+    cdef const _seg *s
+    while i < m:
+        s = &c.segs[k]
+        local = row - s.first
+        while local < s.length and i < m:
+            _cell(s, local, &ptrs[i], &lens[i])
+            local += 1
+            i += 1
+        row = s.first + s.length
+        k += 1
+
+
+cdef Py_ssize_t _dedup(const uint8_t **ptrs, const int64_t *lens, int64_t m, uint64_t *table, int64_t mask,
+                       int64_t *first, Py_ssize_t *inverse) noexcept nogil:
+    """Rows with equal bytes share a position; ``first[j]``: the first row of text j.
+    ``table`` (mask + 1 zeroed words) holds hash bits | (position + 1)."""
+    cdef int64_t i, slot, j
+    cdef uint64_t h, word, tag, high = ~(<uint64_t>mask) if mask >= 0 else 0
+    cdef Py_ssize_t count = 0
+    # positions fit in the table's low bits (the table has more slots than rows)
+    for i in range(m):
+        h = _hash(ptrs[i], lens[i], _seed)
+        tag = h & high
+        slot = <int64_t>(h & <uint64_t>mask)
+        while True:
+            word = table[slot]
+            if word == 0:
+                table[slot] = tag | <uint64_t>(count + 1)
+                first[count] = i
+                inverse[i] = count
+                count += 1
+                break
+            if (word & high) == tag:
+                j = <int64_t>(word & <uint64_t>mask) - 1
+                if lens[first[j]] == lens[i] and memcmp(ptrs[first[j]], ptrs[i], <size_t>lens[i]) == 0:
+                    inverse[i] = j
+                    break
+            slot = (slot + 1) & mask
+    return count
+
+
+cdef inline int64_t _scan(const uint8_t *p, int64_t n, uint32_t *maxchar) noexcept nogil:
+    """The number of code points of valid UTF-8 ``p[:n]`` and, in ``maxchar``, the bound
+    of its widest (127, 255, 0xFFFF or 0x10FFFF: the same as for the exact widest, so
+    ``PyUnicode_New`` picks the canonical form); -1 if the bytes are not valid UTF-8."""
+    cdef int64_t i = 0, count = 0
+    cdef uint8_t b, lo, hi
+    cdef uint32_t top = 127
+    while i < n:
+        b = p[i]
+        if b < 0x80:
+            i += 1
+        elif b < 0xC2:
+            return -1
+        elif b < 0xE0:
+            if i + 1 >= n or (p[i + 1] & 0xC0) != 0x80:
+                return -1
+            if b >= 0xC4:
+                top = 0xFFFF if top < 0xFFFF else top
+            elif top < 255:
+                top = 255
+            i += 2
+        elif b < 0xF0:
+            lo = 0xA0 if b == 0xE0 else 0x80
+            hi = 0x9F if b == 0xED else 0xBF
+            if i + 2 >= n or not lo <= p[i + 1] <= hi or (p[i + 2] & 0xC0) != 0x80:
+                return -1
+            top = 0xFFFF if top < 0xFFFF else top
+            i += 3
+        elif b < 0xF5:
+            lo = 0x90 if b == 0xF0 else 0x80
+            hi = 0x8F if b == 0xF4 else 0xBF
+            if i + 3 >= n or not lo <= p[i + 1] <= hi or (p[i + 2] & 0xC0) != 0x80 or (p[i + 3] & 0xC0) != 0x80:
+                return -1
+            top = 0x10FFFF
+            i += 4
+        else:
+            return -1
+        count += 1
+    maxchar[0] = top
+    return count
+
+
+cdef object _text(const uint8_t *p, int64_t n):
+    """The ``str`` of the UTF-8 bytes ``p[:n]``, made at its final size and width in one
+    pass (invalid UTF-8: Python's decoder raises its UnicodeDecodeError)."""
+    cdef uint32_t top = 127
+    cdef int64_t count = _scan(p, n, &top)
+    if count < 0:
+        return PyUnicode_DecodeUTF8(<const char *>p, n, "strict")
+    if count == n:   # ASCII
+        if n == 0:
+            return ""
+        out = PyUnicode_New(n, 127)
+        memcpy(PyUnicode_DATA(out), p, <size_t>n)
+        return out
+    out = PyUnicode_New(count, top)
+    if top == 255:
+        _decode1(p, n, <uint8_t *>PyUnicode_DATA(out))
+    elif top == 0xFFFF:
+        _decode2(p, n, <uint16_t *>PyUnicode_DATA(out))
+    else:
+        _decode4(p, n, <uint32_t *>PyUnicode_DATA(out))
+    return out
+
+
+cdef inline uint32_t _next(const uint8_t *p, int64_t *i) noexcept nogil:
+    """The code point at ``p[i[0]]`` of valid UTF-8; ``i[0]`` moves past it."""
+    cdef uint8_t b = p[i[0]]
+    if b < 0x80:
+        i[0] += 1
+        return b
+    if b < 0xE0:
+        i[0] += 2
+        return ((b & 0x1F) << 6) | (p[i[0] - 1] & 0x3F)
+    if b < 0xF0:
+        i[0] += 3
+        return ((b & 0x0F) << 12) | ((p[i[0] - 2] & 0x3F) << 6) | (p[i[0] - 1] & 0x3F)
+    i[0] += 4
+    return ((b & 0x07) << 18) | ((p[i[0] - 3] & 0x3F) << 12) | ((p[i[0] - 2] & 0x3F) << 6) | (p[i[0] - 1] & 0x3F)
+
+
+cdef void _decode1(const uint8_t *p, int64_t n, uint8_t *out) noexcept nogil:
+    cdef int64_t i = 0, j = 0
+    while i < n:
+        out[j] = <uint8_t>_next(p, &i)
+        j += 1
+
+
+cdef void _decode2(const uint8_t *p, int64_t n, uint16_t *out) noexcept nogil:
+    cdef int64_t i = 0, j = 0
+    while i < n:
+        out[j] = <uint16_t>_next(p, &i)
+        j += 1
+
+
+cdef void _decode4(const uint8_t *p, int64_t n, uint32_t *out) noexcept nogil:
+    cdef int64_t i = 0, j = 0
+    while i < n:
+        out[j] = _next(p, &i)
+        j += 1
+
+
+cdef class BlankColumns:
+    """Equally long blank columns, each an Arrow ``string`` or ``large_string`` array or
+    chunked array (a chunked array's chunks may be cut anywhere). Rows are answers:
+    one column gives each answer as its text, several as a tuple of their texts."""
+
+    cdef _column *_cols
+    cdef Py_ssize_t _k
+    cdef readonly Py_ssize_t n_rows
+    cdef list _keep
+
+    def __cinit__(self):
+        self._cols = NULL
+        self._k = 0
+
+    def __init__(self, list columns):
+        cdef Py_ssize_t c, j
+        cdef _seg *s
+        cdef object buffers
+        lengths = {len(column) for column in columns}
+        if len(lengths) > 1:
+            raise ValueError(f"the blank columns differ in length: {[len(column) for column in columns]}")
+        self.n_rows = lengths.pop() if lengths else 0
+        self._keep = []
+        self._cols = <_column *>malloc((len(columns) + 1) * sizeof(_column))
+        if self._cols == NULL:
+            raise MemoryError()
+        for c in range(len(columns)):
+            self._cols[c].segs = NULL
+            self._cols[c].n_segs = 0
+        self._k = len(columns)
+        for c, column in enumerate(columns):
+            chunks = [chunk for chunk in getattr(column, "chunks", [column]) if len(chunk)]
+            self._keep.append(chunks)
+            self._cols[c].segs = <_seg *>malloc((len(chunks) + 1) * sizeof(_seg))
+            if self._cols[c].segs == NULL:
+                raise MemoryError()
+            first = 0
+            for j, chunk in enumerate(chunks):
+                s = &self._cols[c].segs[j]
+                wide = _wide(chunk.type)
+                buffers = chunk.buffers()
+                s.valid = <const uint8_t *><size_t>buffers[0].address if buffers[0] is not None and chunk.null_count else NULL
+                s.off32 = NULL
+                s.off64 = NULL
+                if wide:
+                    s.off64 = <const int64_t *><size_t>buffers[1].address
+                else:
+                    s.off32 = <const int32_t *><size_t>buffers[1].address
+                s.data = <const uint8_t *><size_t>buffers[2].address if buffers[2] is not None and buffers[2].size else NULL
+                s.offset = chunk.offset
+                s.length = len(chunk)
+                s.first = first
+                first += len(chunk)
+            self._cols[c].n_segs = len(chunks)
+
+    def __dealloc__(self):
+        cdef Py_ssize_t c
+        if self._cols != NULL:
+            for c in range(self._k):
+                free(self._cols[c].segs)
+            free(self._cols)
+
+    @property
+    def n_columns(self):
+        return self._k
+
+    cdef int _range(self, Py_ssize_t start, Py_ssize_t stop) except -1:
+        if not 0 <= start <= stop <= self.n_rows:
+            raise IndexError(f"rows {start}:{stop} are not within the {self.n_rows} rows")
+        return 0
+
+    cdef uint8_t *_pack(self, int64_t start, int64_t m, const uint8_t **ptrs, int64_t *lens,
+                        bint prefixed) except NULL:
+        """Copy the blanks of rows start .. start + m - 1 into one new buffer (returned;
+        the caller frees it), row after row: each row's blanks joined, or with
+        ``prefixed`` each blank as its 8-byte length then its bytes. ``ptrs[i]`` and
+        ``lens[i]`` are set to row i's bytes there."""
+        cdef int64_t i, total = 0, extra = 8 if prefixed else 0
+        cdef Py_ssize_t c
+        cdef uint8_t *out = NULL
+        cdef uint8_t *at
+        cdef const uint8_t **part = <const uint8_t **>malloc((m + 1) * sizeof(uint8_t *))
+        cdef int64_t *plens = <int64_t *>malloc((m + 1) * sizeof(int64_t))
+        try:
+            if part == NULL or plens == NULL:
+                raise MemoryError()
+            with nogil:
+                for i in range(m):
+                    lens[i] = extra * self._k
+                for c in range(self._k):
+                    _pick(&self._cols[c], start, m, part, plens)
+                    for i in range(m):
+                        lens[i] += plens[i]
+                for i in range(m):
+                    total += lens[i]
+            out = <uint8_t *>malloc(total + 1)
+            if out == NULL:
+                raise MemoryError()
+            with nogil:
+                at = out
+                for i in range(m):
+                    ptrs[i] = at
+                    at += lens[i]
+                    lens[i] = 0
+                for c in range(self._k):
+                    _pick(&self._cols[c], start, m, part, plens)
+                    for i in range(m):
+                        at = <uint8_t *>ptrs[i] + lens[i]
+                        if prefixed:
+                            memcpy(at, &plens[i], 8)
+                        memcpy(at + extra, part[i], <size_t>plens[i])
+                        lens[i] += extra + plens[i]
+            return out
+        finally:
+            free(part)
+            free(plens)
+
+    def texts(self, key, Py_ssize_t start, Py_ssize_t stop):
+        """The one text of each row of ``start:stop`` that a rule reads, deduplicated:
+        blank ``key`` (an int, negative from the end) or, for ``"*"``, the blanks
+        joined. Returns ``(distinct, inverse, missing)``: the distinct texts (``str``)
+        in first-occurrence order, each row's position among them (an intp array), and
+        a bool mask of the rows without blank ``key`` (their text is ``""``), or
+        ``None`` when every row has it."""
+        self._range(start, stop)
+        cdef int64_t m = stop - start, total = 0, i
+        cdef Py_ssize_t index, c, k = self._k
+        cdef const uint8_t **ptrs = NULL
+        cdef int64_t *lens = NULL
+        cdef uint8_t *joined = NULL
+        inverse = np.zeros(m, dtype=np.intp)
+        if m == 0:
+            return [], inverse, None
+        if isinstance(key, str):
+            if key != "*":
+                raise ValueError(f"a text key is an int or '*', not {key!r}")
+            index = 0 if k == 1 else -1
+        else:
+            index = key
+            if index < 0:
+                index += k
+            if not 0 <= index < k:   # no row has that blank
+                return [""], inverse, np.ones(m, dtype=bool)
+        try:
+            ptrs = <const uint8_t **>malloc(m * sizeof(uint8_t *))
+            lens = <int64_t *>malloc(m * sizeof(int64_t))
+            if ptrs == NULL or lens == NULL:
+                raise MemoryError()
+            if index >= 0:
+                with nogil:
+                    _pick(&self._cols[index], start, m, ptrs, lens)
+            elif k == 0:
+                for i in range(m):
+                    ptrs[i] = _EMPTY
+                    lens[i] = 0
+            else:   # the blanks joined: copied, row by row, into one buffer
+                joined = self._pack(start, m, ptrs, lens, False)
+            distinct = _distinct(ptrs, lens, m, inverse)
+            return distinct, inverse, None
+        finally:
+            free(ptrs)
+            free(lens)
+            free(joined)
+
+    def answers(self, Py_ssize_t start, Py_ssize_t stop):
+        """The distinct answers of rows ``start:stop`` in first-occurrence order (a
+        ``str`` each for one column, else a tuple of ``str``) and each row's position
+        among them (an intp array)."""
+        self._range(start, stop)
+        cdef int64_t m = stop - start, n
+        cdef Py_ssize_t c, k = self._k, d, nd
+        cdef const uint8_t **ptrs = NULL
+        cdef int64_t *lens = NULL
+        cdef uint8_t *packed = NULL
+        cdef const uint8_t *p
+        cdef list out
+        cdef tuple answer
+        if k == 1:
+            distinct, inverse, _ = self.texts(0, start, stop)
+            return distinct, inverse
+        inverse = np.zeros(m, dtype=np.intp)
+        if m == 0:
+            return [], inverse
+        try:   # each row packed as (length, bytes) per blank: equal packs, equal answers
+            ptrs = <const uint8_t **>malloc(m * sizeof(uint8_t *))
+            lens = <int64_t *>malloc(m * sizeof(int64_t))
+            if ptrs == NULL or lens == NULL:
+                raise MemoryError()
+            packed = self._pack(start, m, ptrs, lens, True)
+            firsts = _first_rows(ptrs, lens, m, inverse)
+            nd = len(firsts)
+            out = PyList_New(nd)
+            for d in range(nd):
+                p = ptrs[<int64_t>firsts[d]]
+                answer = PyTuple_New(k)
+                for c in range(k):
+                    memcpy(&n, p, 8)
+                    item = _text(p + 8, n)
+                    Py_INCREF(item)
+                    PyTuple_SET_ITEM(answer, c, item)
+                    p += 8 + n
+                Py_INCREF(answer)
+                PyList_SET_ITEM(out, d, answer)
+            return out, inverse
+        finally:
+            free(ptrs)
+            free(lens)
+            free(packed)
+
+    def answer(self, Py_ssize_t row):
+        """The answer of row ``row``: its text for one column, else a tuple of texts."""
+        self._range(row, row + 1)
+        cdef const uint8_t *p
+        cdef int64_t n
+        cdef Py_ssize_t c, j
+        texts = []
+        for c in range(self._k):
+            j = _seek(&self._cols[c], row)
+            _cell(&self._cols[c].segs[j], row - self._cols[c].segs[j].first, &p, &n)
+            texts.append(_text(p, n))
+        return texts[0] if self._k == 1 else tuple(texts)
+
+
+cdef bint _wide(kind) except -1:
+    import pyarrow as pa
+    if pa.types.is_large_string(kind):
+        return True
+    if pa.types.is_string(kind):
+        return False
+    raise TypeError(f"a blank column must be Arrow string or large_string, not {kind}")
+
+
+cdef object _first_rows(const uint8_t **ptrs, const int64_t *lens, int64_t m, object inverse):
+    """Deduplicate the m byte strings (GIL released) into ``inverse``; return the first
+    row of each distinct one (an int64 array)."""
+    cdef int64_t size = 16
+    while size < 2 * m:
+        size <<= 1
+    cdef uint64_t *table = <uint64_t *>malloc(size * sizeof(uint64_t))
+    cdef int64_t *first = <int64_t *>malloc((m + 1) * sizeof(int64_t))
+    cdef Py_ssize_t[::1] idx = inverse
+    cdef Py_ssize_t count
+    try:
+        if table == NULL or first == NULL:
+            raise MemoryError()
+        with nogil:
+            memset(table, 0, size * sizeof(uint64_t))
+            count = _dedup(ptrs, lens, m, table, size - 1, first, &idx[0])
+        firsts = np.empty(count, dtype=np.int64)
+        if count:
+            memcpy(<void *><size_t>firsts.ctypes.data, first, count * sizeof(int64_t))
+        return firsts
+    finally:
+        free(table)
+        free(first)
+
+
+cdef list _distinct(const uint8_t **ptrs, const int64_t *lens, int64_t m, object inverse):
+    """The distinct byte strings of m rows decoded to ``str``, first occurrences first."""
+    cdef int64_t[::1] firsts = _first_rows(ptrs, lens, m, inverse)
+    cdef Py_ssize_t d, nd = firsts.shape[0]
+    cdef int64_t i
+    cdef list out = PyList_New(nd)
+    for d in range(nd):
+        i = firsts[d]
+        item = _text(ptrs[i], lens[i])
+        Py_INCREF(item)
+        PyList_SET_ITEM(out, d, item)
+    return out

@@ -1,0 +1,189 @@
+"""The Arrow entry of ``score_many``: blank columns read from their UTF-8 buffers
+(:class:`coscore._fast.BlankColumns`, compiled and pure Python) score exactly as the
+same answers given as Python lists, for text of every UTF-8 width, empty strings and
+nulls, chunked and sliced arrays, ``large_string``, dictionary and ``string_view``."""
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import coscore
+from coscore._fast import modules
+from conftest import DEMO
+
+#: Characters of every UTF-8 width: ASCII, Latin-1 (2 bytes), CJK (3), astral (4).
+WIDTHS = ["a", "b", " ", "-", "é", "ü", "中", "车", "道", "文", "，", "🎉", "𠀀", "\U0010fffd"]
+TEXT = st.one_of(
+    st.text(st.sampled_from(WIDTHS), max_size=12),
+    st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=20),
+)
+CELL = st.one_of(st.none(), st.just(""), TEXT)
+
+#: Rules reading one blank, another blank, the joined blanks, blank counts and several
+#: blanks, so that every way of picking the text goes through the Arrow entry.
+RULES = {
+    "first": {"atoms": {"0": {"type": "SM", "desc": "车道,a b"}},
+              "combos": {"A": {"combo": "M(0,T(0))", "score": 2, "mode": "value"}}, "comboMode": "ADD"},
+    "last": {"atoms": {"0": {"type": "OP", "desc": "0.3:中文🎉"}},
+             "combos": {"A": {"combo": "G(0,T(-1))", "score": 5, "mode": "logic"}}, "comboMode": "ADD"},
+    "second": {"atoms": {"0": {"type": "CS", "desc": "0.2:éü道"}},
+               "combos": {"A": {"combo": "G(0,T(1))", "score": 3, "mode": "logic"}}, "comboMode": "ADD"},
+    "joined": {"atoms": {"0": {"type": "SM", "desc": "ab,中"}},
+               "combos": {"A": {"combo": "M(0,T('*'))*L('*')", "score": 1, "mode": "value"},
+                          "B": {"combo": "Q('*')==2", "score": 1, "mode": "logic"}}, "comboMode": "MAX"},
+    "both": {"atoms": {"0": {"type": "SM", "desc": "a"}, "1": {"type": "SM", "desc": "中"}},
+             "combos": {"A": {"combo": "G(0,T(0)) and G(1,T(1))", "score": 4, "mode": "logic"},
+                        "B": {"combo": "L(0)/L(1)", "score": 1, "mode": "value"}}, "comboMode": "ADD"},
+}
+COMPILED = {name: coscore.compile(source) for name, source in RULES.items()}
+COMPILED.update({path.name.removesuffix(".rule.json"): coscore.compile(json.loads(path.read_text(encoding="utf-8")))
+                 for path in sorted(DEMO.glob("*.rule.json"))})
+
+IMPLEMENTATIONS = ["python"] + (["cython"] if coscore._fast.IMPLEMENTATION == "cython" else [])
+
+
+def _same(got: coscore.Batch, want: coscore.Batch) -> None:
+    assert got.scores.tobytes() == want.scores.tobytes()
+    assert got.errors == want.errors
+    assert got.completed == want.completed
+    for cid in want.combos:
+        assert got.combos[cid].tobytes() == want.combos[cid].tobytes()
+
+
+def _lists(columns: list[list]) -> list:
+    """The answers as Python lists: one-blank answers are their text, others tuples."""
+    texts = [["" if v is None else v for v in column] for column in columns]
+    return texts[0] if len(texts) == 1 else list(zip(*texts))
+
+
+@st.composite
+def arrow_column(draw, values: list):
+    """``values`` as an Arrow column of some layout: string or large_string, one array
+    or chunked (cut anywhere), sliced out of a longer array (offset != 0)."""
+    kind = draw(st.sampled_from([pa.string(), pa.large_string()]))
+    layout = draw(st.sampled_from(["array", "chunked", "sliced", "sliced chunks"]))
+    if layout == "array":
+        return pa.array(values, kind)
+    if layout == "sliced":
+        before, after = draw(st.lists(CELL, max_size=3)), draw(st.lists(CELL, max_size=3))
+        return pa.array(before + values + after, kind).slice(len(before), len(values))
+    cuts = sorted(draw(st.lists(st.integers(0, len(values)), max_size=3)))
+    pieces = [values[a:b] for a, b in zip([0, *cuts], [*cuts, len(values)])]
+    if layout == "sliced chunks":
+        return pa.chunked_array([pa.array(["pad", *p, "pad"], kind).slice(1, len(p)) for p in pieces], kind)
+    return pa.chunked_array([pa.array(p, kind) for p in pieces], kind)
+
+
+@st.composite
+def blank_columns(draw, max_width: int = 3):
+    width = draw(st.integers(1, max_width))
+    rows = draw(st.integers(0, 40))
+    pool = draw(st.lists(CELL, min_size=1, max_size=8))   # repeated texts: deduplication
+    columns = [draw(st.lists(st.one_of(st.sampled_from(pool), CELL), min_size=rows, max_size=rows))
+               for _ in range(width)]
+    return columns, [draw(arrow_column(c)) for c in columns]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(blank_columns(), st.sampled_from(sorted(COMPILED)), st.sampled_from([None, 1, 3, 7]), st.sampled_from([1, 2]))
+def test_arrow_columns_score_as_the_same_lists(data, name, chunk_size, jobs):
+    values, columns = data
+    rule = COMPILED[name]
+    want = rule.score_many(_lists(values), chunk_size=chunk_size)
+    _same(rule.score_many(columns, jobs=jobs, chunk_size=chunk_size), want)
+    if columns:
+        _same(rule.score_many(pa.table({f"b{i}": c for i, c in enumerate(columns)}), chunk_size=chunk_size), want)
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(data=blank_columns(max_width=4), key=st.sampled_from([0, 1, 2, -1, -2, 5, -5, "*"]), cut=st.data())
+def test_blank_columns_pick_and_deduplicate_every_text(implementation, data, key, cut):
+    values, columns = data
+    table = modules(implementation)["arrow"].BlankColumns(columns)
+    n = len(values[0])
+    start = cut.draw(st.integers(0, n))
+    stop = cut.draw(st.integers(start, n))
+    texts = [["" if v is None else v for v in column[start:stop]] for column in values]
+    width = len(texts)
+    if key == "*":
+        rows, missing = ["".join(blanks) for blanks in zip(*texts)], None
+    elif -width <= key < width:
+        rows, missing = texts[key], None
+    else:
+        rows, missing = [""] * (stop - start), [True] * (stop - start) or None
+    distinct, inverse, lacking = table.texts(key, start, stop)
+    assert [distinct[i] for i in inverse] == rows
+    for text in distinct:   # each str in Python's own (narrowest) form: a concatenation keeps the form
+        again = text.encode().decode()
+        assert sys.getsizeof(text + text) == sys.getsizeof(again + again)
+    assert distinct == list(dict.fromkeys(rows))   # each once, in first-occurrence order
+    assert (None if lacking is None else lacking.tolist()) == missing
+    whole = texts[0] if width == 1 else list(zip(*texts))
+    distinct, inverse = table.answers(start, stop)
+    assert [distinct[i] for i in inverse] == whole
+    assert distinct == list(dict.fromkeys(whole))
+    if stop > start:
+        assert table.answer(start) == whole[0]
+
+
+def test_the_two_implementations_agree_on_order():
+    columns = [pa.chunked_array([pa.array(["b", None, "a"]), pa.array(["b", "中", "", "a"])]),
+               pa.array(["x", "y", "x", "x", "y", None, "x"], pa.large_string())]
+    results = [modules(i)["arrow"].BlankColumns(columns) for i in IMPLEMENTATIONS]
+    for key in (0, 1, -1, "*", 3):
+        found = [t.texts(key, 1, 7) for t in results]
+        for distinct, inverse, missing in found[1:]:
+            assert distinct == found[0][0]
+            assert inverse.tolist() == found[0][1].tolist()
+            assert (missing is None) == (found[0][2] is None)
+    answers = [t.answers(0, 7) for t in results]
+    assert all(a[0] == answers[0][0] and a[1].tolist() == answers[0][1].tolist() for a in answers)
+
+
+def test_other_text_layouts_are_read_as_text():
+    rule = COMPILED["first"]
+    values = ["车道", None, "a b", "车道", ""]
+    want = rule.score_many(_lists([values]))
+    layouts = [pa.array(values).dictionary_encode(), pa.array(values, pa.large_string())]
+    if hasattr(pa, "string_view"):
+        layouts.append(pa.array(values, pa.string_view()))
+    for column in layouts:
+        _same(rule.score_many([column]), want)
+    _same(rule.score_many([pa.nulls(3)]), rule.score_many(["", "", ""]))
+
+
+def test_columns_that_are_not_text_or_of_different_lengths_are_refused():
+    rule = COMPILED["both"]
+    with pytest.raises(TypeError, match="text"):
+        rule.score_many([pa.array([1, 2]), pa.array(["a", "b"])])
+    with pytest.raises(ValueError, match="differ in length"):
+        rule.score_many([pa.array(["a"]), pa.array(["a", "b"])])
+    for implementation in IMPLEMENTATIONS:
+        with pytest.raises(TypeError):
+            modules(implementation)["arrow"].BlankColumns([pa.array([1.5])])
+        table = modules(implementation)["arrow"].BlankColumns([pa.array(["a"])])
+        with pytest.raises(IndexError):
+            table.texts(0, 0, 2)
+        with pytest.raises(ValueError):
+            table.texts("x", 0, 1)
+
+
+def test_many_rows_and_repeats_score_as_lists():
+    """Several chunks, threads, a hash table of many entries, most texts repeated."""
+    rng = np.random.default_rng(7)
+    pool = ["", "车道", "换车道 a", "a b", "éü道🎉", "中文" * 30, *(f"answer {i} 中" for i in range(500))]
+    values = [pool[i] for i in rng.integers(0, len(pool), 60_000)]
+    second = [pool[i] for i in rng.integers(0, len(pool), 60_000)]
+    columns = [pa.array(values), pa.chunked_array([pa.array(second[:12345]), pa.array(second[12345:])])]
+    for name in ("first", "joined", "both", "lab-tools", "lane-change"):
+        rule = COMPILED[name]
+        want = rule.score_many(list(zip(values, second)))
+        _same(rule.score_many(columns, jobs=2), want)
