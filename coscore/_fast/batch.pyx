@@ -2,10 +2,11 @@
 
 These loops run once per answer of a batch, so they are written against the C API
 instead of as Python loops; they hold no rule logic. Checking, picking blanks and
-deduplicating run without the GIL (see _batch.h: they read the answers' objects and
-str buffers directly; a str's hash is Python's own, read from the object or computed
-and cached there), so that threads scoring different chunks overlap; only building
-the Python results (one new reference per item of a new list) holds it. The caller
+deduplicating run without the GIL (see src/answers.h and src/dedup.h: they read the
+answers' objects and str buffers directly, and hash a str by its code points with a
+per-process seed, writing to no object), so that threads scoring different chunks
+overlap; only building the Python results (one new reference per item of a new list)
+holds it. The caller
 must not mutate the lists passed in while a call runs.
 """
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE, PyList_New, PyList_SET_ITEM
@@ -25,25 +26,29 @@ cdef extern from "Python.h":
     int PyUnicode_READY(object) except -1
     PyObject **PySequence_Fast_ITEMS(object)
 
-cdef extern from "_batch.h" nogil:
+cdef extern from "src/answers.h" nogil:
     uint64_t csb_seed
-    ctypedef struct csb_table:
-        uint64_t *table
-    int csb_table_init(csb_table *T, Py_ssize_t n)
     Py_ssize_t csb_check(PyObject **answers, Py_ssize_t n, unsigned char *odd,
                          Py_ssize_t *most, Py_ssize_t *fewest)
     Py_ssize_t csb_answers_plain(PyObject **answers, Py_ssize_t n)
     Py_ssize_t csb_strs_plain(PyObject **items, Py_ssize_t n)
     Py_ssize_t csb_all_str(PyObject **items, Py_ssize_t n)
-    int csb_tune_malloc()
     Py_ssize_t csb_pick_blanks(PyObject **answers, Py_ssize_t n, Py_ssize_t index, bint joined,
                                PyObject *empty, PyObject **out, unsigned char *miss)
     Py_ssize_t csb_check_pick(PyObject **answers, Py_ssize_t n, Py_ssize_t index, bint joined,
                               PyObject *empty, PyObject **out, unsigned char *miss, unsigned char *odd,
                               Py_ssize_t *n_odd, uint64_t *hashes, Py_ssize_t *n_late)
+    uint64_t csb_str_hash(PyObject *s)
+
+cdef extern from "src/answers.h":   # with the GIL: takes references
+    Py_ssize_t csb_fill_list(object lst, PyObject **picked, Py_ssize_t m) except -1
+
+cdef extern from "src/dedup.h" nogil:
+    ctypedef struct csb_table:
+        uint64_t *table
+    int csb_table_init(csb_table *T, Py_ssize_t n)
     Py_ssize_t csb_dedup_hashed(csb_table *T, PyObject **items, const uint64_t *hashes, Py_ssize_t n,
                                 Py_ssize_t *first, Py_ssize_t *idx)
-    void csb_prefetch_answers(PyObject **answers, Py_ssize_t i, Py_ssize_t n)
     ctypedef Py_ssize_t (*csb_dedup_fn)(csb_table *T, PyObject **items, Py_ssize_t n,
                                         Py_ssize_t *first, Py_ssize_t *idx) noexcept nogil
     Py_ssize_t csb_dedup_strs(csb_table *T, PyObject **items, Py_ssize_t n,
@@ -51,16 +56,16 @@ cdef extern from "_batch.h" nogil:
     Py_ssize_t csb_dedup_answers(csb_table *T, PyObject **items, Py_ssize_t n,
                                  Py_ssize_t *first, Py_ssize_t *idx)
 
-cdef extern from "_batch.h":   # with the GIL: takes references
-    Py_ssize_t csb_fill_list(object lst, PyObject **picked, Py_ssize_t m) except -1
+cdef extern from "src/heap.h" nogil:
+    int csb_tune_malloc()
 
-# a per-process seed for combining the hashes of several blanks
+# a per-process seed of the string hashes (src/strhash.h)
 csb_seed = <uint64_t>int.from_bytes(os.urandom(8), "little")
 
 
 def tune_malloc():
     """Keep glibc from returning the chunk-sized blocks scoring allocates and frees to the
-    OS after every chunk (mmap threshold 32 MB, trim threshold 256 MB; see _batch.h).
+    OS after every chunk (mmap threshold 32 MB, trim threshold 256 MB; see src/heap.h).
     Process-wide, so done once, by the first batch scored (:func:`coscore.engine`), not at
     import; skipped when the environment sets ``COSCORE_MALLOC_TUNING=0`` or glibc's own
     ``MALLOC_MMAP_THRESHOLD_`` / ``MALLOC_TRIM_THRESHOLD_``. Returns True when set."""
@@ -218,7 +223,7 @@ def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None):
                         joins.append(item)
                         picked[i] = <PyObject *>item
                     PyUnicode_READY(<object>picked[i])
-                    hashes[i] = <uint64_t>PyObject_Hash(<object>picked[i])
+                    hashes[i] = csb_str_hash(picked[i])
         with nogil:
             failed = csb_table_init(&T, m)
             if failed == 0:

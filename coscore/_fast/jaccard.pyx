@@ -12,7 +12,7 @@ code points map to those ids (with all the code points that lowercase to the
 same token), 1 (whitespace) or 0 (a token in no key: it only adds to the
 answer's total).
 """
-from libc.stdint cimport uint32_t, uintptr_t
+from libc.stdint cimport uint32_t
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset
 
@@ -20,13 +20,10 @@ import threading
 
 import numpy as np
 
-from cpython.object cimport PyObject
-
 from coscore._fast._texts cimport (
-    _alphabet_map,
-    CS_UNICODE_READY, PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PySequence_Fast,
-    PySequence_Fast_GET_SIZE, PySequence_Fast_ITEMS, _align64, _as_seq, _text, _texts, cs_cpmap,
-    cs_cpmap_free, cs_prefetch_ahead, cs_text, cs_texts_plain,
+    CS_UNICODE_READY, PySequence_Fast_GET_SIZE, PyUnicode_DATA, PyUnicode_GET_LENGTH,
+    PyUnicode_KIND, _align64, _alphabet_map, _as_seq, _text, _texts, cs_cpmap, cs_prefetch_ahead,
+    cs_text,
 )
 
 cdef extern from "Python.h":
@@ -36,7 +33,7 @@ cdef extern from "Python.h":
     Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index)
 
 
-cdef extern from "_kernels.h" nogil:
+cdef extern from "src/multiset.h" nogil:
     ctypedef struct cs_jac:
         cs_cpmap map
         uint32_t n_ids

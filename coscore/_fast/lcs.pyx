@@ -4,25 +4,19 @@ Bit-parallel LCS (Hyyro) over a per-scorer alphabet: the distinct code points
 of the keys get ids 1..n when the scorer is built; any other code point of an
 answer can never match and is dropped before the bit loop. Keys of at most 64
 code points are packed into 8/16/32/64-bit lanes of 32-byte vectors; longer
-keys use carry-propagating multi-word bit vectors. See _kernels.h.
+keys use carry-propagating multi-word bit vectors. See src/bitlcs.h.
 """
-from libc.stdint cimport uint32_t, uintptr_t
+from libc.stdint cimport uint32_t
 from libc.stdlib cimport malloc, free
 
 import numpy as np
 
-from cpython.object cimport PyObject
-
 from coscore._fast._texts cimport (
-    _alphabet_map,
-    CS_UNICODE_READY, PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PySequence_Fast,
-    PySequence_Fast_GET_SIZE, PySequence_Fast_ITEMS, _align64, _as_seq, _text, _texts, cs_cpmap,
-    cs_cpmap_free, cs_prefetch_ahead, cs_text, cs_texts_plain,
+    PySequence_Fast_GET_SIZE, _align64, _alphabet_map, _as_seq, _text, _texts, cs_cpmap,
+    cs_prefetch_ahead, cs_text,
 )
 
-
-
-cdef extern from "_kernels.h" nogil:
+cdef extern from "src/bitlcs.h" nogil:
     ctypedef struct cs_lcs:
         Py_ssize_t n_keys
     int cs_lcs_build(cs_lcs *L, cs_cpmap *map, uint32_t n_ids, Py_ssize_t n_keys,

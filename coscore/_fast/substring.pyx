@@ -13,27 +13,24 @@ points (the demo rules' options total 2 to 30), else an Aho-Corasick automaton
 over the options' alphabet. Only a group none of whose leading options occurs
 walks the rest of its options, with CPython's own `in` / str.replace.
 """
-from libc.stdint cimport uint16_t, uint32_t, int32_t
+from libc.stdint cimport int32_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset, memcpy
 
 import numpy as np
 
 from cpython.object cimport PyObject
-from libc.stdint cimport uint64_t
 
 from coscore._fast._texts cimport (
-    _alphabet_map,
-    CS_UNICODE_READY, PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PySequence_Fast,
-    PySequence_Fast_GET_SIZE, PySequence_Fast_ITEMS, _align64, _as_seq, _text, _texts, cs_cpmap,
-    cs_cpmap_free, cs_prefetch_ahead, cs_text, cs_texts_plain,
+    PySequence_Fast_GET_SIZE, PySequence_Fast_ITEMS, _alphabet_map, _as_seq, _text, _texts,
+    cs_cpmap, cs_prefetch_ahead, cs_text,
 )
 
 cdef extern from "Python.h":
     object PyUnicode_FromObject(object)
 
 
-cdef extern from "_kernels.h" nogil:
+cdef extern from "src/aho_corasick.h" nogil:
     ctypedef struct cs_ac:
         cs_cpmap map
         Py_ssize_t width
@@ -42,6 +39,10 @@ cdef extern from "_kernels.h" nogil:
         Py_ssize_t *out_off
         int32_t *out_slot
         Py_ssize_t n_slots
+    void cs_ac_free(cs_ac *A)
+    Py_ssize_t cs_ac_scan(const cs_ac *A, const cs_text *t, unsigned char *hit)
+
+cdef extern from "src/shift_and.h" nogil:
     ctypedef struct cs_sa:
         cs_cpmap map
         int words
@@ -53,8 +54,6 @@ cdef extern from "_kernels.h" nogil:
         int n_alpha1
         int n_alpha2
         uint16_t alpha[32]
-    void cs_ac_free(cs_ac *A)
-    Py_ssize_t cs_ac_scan(const cs_ac *A, const cs_text *t, unsigned char *hit)
     void cs_sa_free(cs_sa *A)
     Py_ssize_t cs_sa_scan(const cs_sa *A, const cs_text *t, unsigned char *hit)
     void cs_sa_prefilter(cs_sa *A)
@@ -206,7 +205,7 @@ cdef class SubstringScanner:
         self.ready = True
 
     cdef bint _build_shift_and(self) except -1:
-        """Lay the distinct leading options end to end in <= 128 bits (see _kernels.h)."""
+        """Lay the distinct leading options end to end in <= 128 bits (see src/shift_and.h)."""
         cdef dict patterns = {}     # option text -> set of slots
         cdef dict alpha = {}        # code point -> id (1..)
         cdef Py_ssize_t total = 0, off, k, bit, i, nid, nmap
