@@ -4,7 +4,9 @@
  * keeps alive (a list it holds, and the objects that list holds) through the
  * public C-API macros, and touch no reference count, so they run with the GIL
  * released; the caller must not mutate the lists while a call runs (the
- * engine's chunks are its own lists). Only cs_fill_list needs the GIL.
+ * engine's chunks are its own lists). Only csb_fill_list and the hashing
+ * (csb_hash_strs, csb_hash_answers: Python's own str hash, cached in the
+ * objects) need the GIL.
  */
 #ifndef COSCORE_SRC_ANSWERS_H
 #define COSCORE_SRC_ANSWERS_H
@@ -12,21 +14,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "strhash.h"
 #include "text.h"
 
 /* an exact str whose code points can be read without the GIL */
 #define CSB_PLAIN_STR(o) (Py_TYPE(o) == &PyUnicode_Type && CS_IS_READY(o))
-
-/* the per-process hash seed (drawn at import by batch.pyx) */
-extern uint64_t csb_seed;
-
-/* the hash of a plain str's code points (see strhash.h) */
-CS_INLINE uint64_t csb_str_hash(PyObject *s)
-{
-    return cs_hash_bytes(PyUnicode_DATA(s),
-                         (size_t)PyUnicode_GET_LENGTH(s) * (size_t)PyUnicode_KIND(s), csb_seed);
-}
 
 CS_INLINE int csb_str_eq(PyObject *a, PyObject *b)
 {
@@ -89,12 +80,19 @@ Py_ssize_t csb_pick_blanks(PyObject *const *answers, Py_ssize_t n, Py_ssize_t in
 /* csb_check and csb_pick_blanks in one pass over the answers: odd[i] = 1 (and
  * out[i] = `empty`) for an answer that is not well formed; returns the number
  * of well-formed answers that lack the blank, *n_odd the number of odd ones.
- * While each picked str is at hand, hashes[i] = csb_str_hash of it; where
- * out[i] is NULL (blanks to join) or a str not readable without the GIL,
- * odd[i] = 2 instead, counted in *n_late, and hashes[i] is left for the caller. */
+ * Where out[i] is NULL (blanks to join) or a str not readable without the
+ * GIL, odd[i] = 2 instead, counted in *n_late, for the caller to finish. */
 Py_ssize_t csb_check_pick(PyObject *const *answers, Py_ssize_t n, Py_ssize_t index, int joined,
                           PyObject *empty, PyObject **out, unsigned char *miss, unsigned char *odd,
-                          Py_ssize_t *n_odd, uint64_t *hashes, Py_ssize_t *n_late);
+                          Py_ssize_t *n_odd, Py_ssize_t *n_late);
+/* hashes[i] = hash(items[i]) of n str objects (Python's own hash: computed
+ * once and cached in each str, so a batch hashed before costs a header read
+ * each); returns 0, or -1 with an exception set. Needs the GIL. */
+int csb_hash_strs(PyObject *const *items, Py_ssize_t n, uint64_t *hashes);
+/* hashes[i] = a hash of well-formed answers[i] from its blanks' hashes, the
+ * same for "a", ["a"] and ("a",); returns 0, or -1 with an exception set.
+ * Needs the GIL. */
+int csb_hash_answers(PyObject *const *answers, Py_ssize_t n, uint64_t *hashes);
 /* Fill a new list (PyList_New(m)) with new references to picked[i], leaving
  * the NULL entries NULL; returns their number. Needs the GIL. */
 Py_ssize_t csb_fill_list(PyObject *list, PyObject *const *picked, Py_ssize_t m);

@@ -15,18 +15,6 @@ int csb_table_init(csb_table *T, Py_ssize_t n)
     return T->table ? 0 : -1;
 }
 
-CS_INLINE uint64_t csb_answer_hash(PyObject *a)
-{
-    PyObject *one;
-    PyObject *const *items;
-    Py_ssize_t size = csb_blanks(a, &items, &one), j;
-    uint64_t h = csb_seed ^ (uint64_t)size;
-    if (size == 1) return csb_str_hash(items[0]);   /* "a", ["a"], ("a",) alike */
-    for (j = 0; j < size; j++)
-        h = cs_mum(h ^ 0x9E3779B97F4A7C15ULL, csb_str_hash(items[j]) ^ (uint64_t)j);
-    return h;
-}
-
 CS_INLINE int csb_answer_eq(PyObject *a, PyObject *b)
 {
     PyObject *oa, *ob;
@@ -42,48 +30,41 @@ CS_INLINE int csb_answer_eq(PyObject *a, PyObject *b)
     return 1;
 }
 
-/* the probe loop of every dedup: HASH(s) of item s (at i), EQ of two items */
-#define CSB_DEDUP_BODY(HASH, EQ, PREFETCH)                                         \
-    uint64_t low = ((uint64_t)1 << T->shift) - 1, *tab = T->table;                 \
-    Py_ssize_t i, m = 0;                                                           \
-    for (i = 0; i < n; i++) {                                                      \
-        PyObject *s = items[i];                                                    \
-        PREFETCH;                                                                  \
-        uint64_t h = HASH(s), tag = h & ~low, slot = (h >> 17) & T->mask;          \
-        for (;;) {                                                                 \
-            uint64_t e = tab[slot];                                                \
-            if (e == 0) {                                                          \
-                tab[slot] = tag | (uint64_t)(m + 1);                               \
-                first[m] = i;                                                      \
-                idx[i] = m++;                                                      \
-                break;                                                             \
-            }                                                                      \
-            if ((e & ~low) == tag) {                                               \
-                Py_ssize_t j = (Py_ssize_t)(e & low) - 1;                          \
-                if (EQ(items[first[j]], s)) { idx[i] = j; break; }                 \
-            }                                                                      \
-            slot = (slot + 1) & T->mask;                                           \
-        }                                                                          \
-    }                                                                              \
+/* the probe loop of every dedup; eq compares two items (inlined: a constant) */
+CS_INLINE Py_ssize_t csb_dedup(csb_table *T, PyObject *const *items, const uint64_t *hashes,
+                               Py_ssize_t n, Py_ssize_t *first, Py_ssize_t *idx,
+                               int (*eq)(PyObject *, PyObject *))
+{
+    uint64_t low = ((uint64_t)1 << T->shift) - 1, *tab = T->table;
+    Py_ssize_t i, m = 0;
+    for (i = 0; i < n; i++) {
+        uint64_t h = hashes[i], tag = h & ~low, slot = (h >> 17) & T->mask;
+        for (;;) {
+            uint64_t e = tab[slot];
+            if (e == 0) {
+                tab[slot] = tag | (uint64_t)(m + 1);
+                first[m] = i;
+                idx[i] = m++;
+                break;
+            }
+            if ((e & ~low) == tag) {
+                Py_ssize_t j = (Py_ssize_t)(e & low) - 1;
+                if (eq(items[first[j]], items[i])) { idx[i] = j; break; }
+            }
+            slot = (slot + 1) & T->mask;
+        }
+    }
     return m;
-
-Py_ssize_t csb_dedup_strs(csb_table *T, PyObject *const *items, Py_ssize_t n,
-                          Py_ssize_t *first, Py_ssize_t *idx)
-{
-    CSB_DEDUP_BODY(csb_str_hash, csb_str_eq, if (i + 16 < n) CS_PREFETCH(items[i + 16]))
 }
 
-Py_ssize_t csb_dedup_hashed(csb_table *T, PyObject *const *items, const uint64_t *hashes, Py_ssize_t n,
-                            Py_ssize_t *first, Py_ssize_t *idx)
+Py_ssize_t csb_dedup_strs(csb_table *T, PyObject *const *items, const uint64_t *hashes,
+                          Py_ssize_t n, Py_ssize_t *first, Py_ssize_t *idx)
 {
-#define CSB_GIVEN_HASH(s) hashes[i]
-    CSB_DEDUP_BODY(CSB_GIVEN_HASH, csb_str_eq, (void)0)
-#undef CSB_GIVEN_HASH
+    return csb_dedup(T, items, hashes, n, first, idx, csb_str_eq);
 }
 
-Py_ssize_t csb_dedup_answers(csb_table *T, PyObject *const *items, Py_ssize_t n,
-                             Py_ssize_t *first, Py_ssize_t *idx)
+Py_ssize_t csb_dedup_answers(csb_table *T, PyObject *const *items, const uint64_t *hashes,
+                             Py_ssize_t n, Py_ssize_t *first, Py_ssize_t *idx)
 {
-    CSB_DEDUP_BODY(csb_answer_hash, csb_answer_eq, csb_prefetch_answers(items, i, n))
+    return csb_dedup(T, items, hashes, n, first, idx, csb_answer_eq);
 }
-#undef CSB_DEDUP_BODY

@@ -1,7 +1,8 @@
 /*
  * Deduplicating strings and answers without the GIL: open addressing over
- * packed (hash bits | index + 1) words, the hashes those of strhash.h (the
- * GIL is not needed: no object is written). Same reading rules as answers.h.
+ * packed (hash bits | index + 1) words. The items' hashes are computed first,
+ * with the GIL (csb_hash_strs, csb_hash_answers); the items themselves are
+ * read only when two hashes agree. Same reading rules as answers.h.
  */
 #ifndef COSCORE_SRC_DEDUP_H
 #define COSCORE_SRC_DEDUP_H
@@ -20,18 +21,16 @@ typedef struct {
 int csb_table_init(csb_table *T, Py_ssize_t n);
 
 /* idx[i] = position of items[i] among the distinct items; first[j] = the
- * input index of distinct item j. Return the number of distinct items. */
-typedef Py_ssize_t (*csb_dedup_fn)(csb_table *T, PyObject *const *items, Py_ssize_t n,
-                                   Py_ssize_t *first, Py_ssize_t *idx);
-/* plain str items */
-Py_ssize_t csb_dedup_strs(csb_table *T, PyObject *const *items, Py_ssize_t n,
-                          Py_ssize_t *first, Py_ssize_t *idx);
-/* well-formed answers of plain str blanks ("a", ["a"] and ("a",) alike) */
-Py_ssize_t csb_dedup_answers(csb_table *T, PyObject *const *items, Py_ssize_t n,
-                             Py_ssize_t *first, Py_ssize_t *idx);
-/* csb_dedup_strs with the strings' hashes computed already (hashes[i],
- * csb_str_hash): the strings themselves are read only when two hashes agree */
-Py_ssize_t csb_dedup_hashed(csb_table *T, PyObject *const *items, const uint64_t *hashes, Py_ssize_t n,
-                            Py_ssize_t *first, Py_ssize_t *idx);
+ * input index of distinct item j; hashes[i] the item's hash. Return the
+ * number of distinct items. */
+typedef Py_ssize_t (*csb_dedup_fn)(csb_table *T, PyObject *const *items, const uint64_t *hashes,
+                                   Py_ssize_t n, Py_ssize_t *first, Py_ssize_t *idx);
+/* plain str items (csb_hash_strs) */
+Py_ssize_t csb_dedup_strs(csb_table *T, PyObject *const *items, const uint64_t *hashes,
+                          Py_ssize_t n, Py_ssize_t *first, Py_ssize_t *idx);
+/* well-formed answers of plain str blanks (csb_hash_answers; "a", ["a"] and
+ * ("a",) alike) */
+Py_ssize_t csb_dedup_answers(csb_table *T, PyObject *const *items, const uint64_t *hashes,
+                             Py_ssize_t n, Py_ssize_t *first, Py_ssize_t *idx);
 
 #endif /* COSCORE_SRC_DEDUP_H */
