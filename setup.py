@@ -114,8 +114,9 @@ else:
     from Cython.Build import cythonize
 
     setup(
+        # the debug build writes its generated C apart (build/cython-debug), so that it
+        # never stands in for the normal build's coscore/_fast/*.c
         ext_modules=cythonize(_extensions(), compiler_directives=_DIRECTIVES,
-                              # debug and normal builds must not share generated C
-                              force=_DEBUG),
+                              build_dir="build/cython-debug" if _DEBUG else None, force=_DEBUG),
         cmdclass={"build_ext": _BuildExt},
     )
