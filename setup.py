@@ -29,7 +29,7 @@ _FAST = Path("coscore") / "_fast"
 _SOURCES = {
     "lcs": ["aligned.c", "cpmap.c", "bitlcs.c"],
     "jaccard": ["aligned.c", "cpmap.c", "multiset.c"],
-    "substring": ["cpmap.c", "cpu.c", "aho_corasick.c", "shift_and.c"],
+    "substring": ["cpmap.c", "cpu.c", "aho_corasick.c", "shift_and.c", "walk.c"],
     "batch": ["answers.c", "dedup.c", "heap.c"],
 }
 
