@@ -52,8 +52,8 @@ _DIRECTIVES = {
 _SANITIZE = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=undefined"]
 
 
-def _has_sanitizers(compiler) -> bool:
-    """Whether the unix compiler builds and links a program with ASan + UBSan."""
+def _links_with(compiler, flags: list) -> bool:
+    """Whether the unix compiler builds and links a small program with ``flags``."""
     cc = compiler.compiler_so[0] if getattr(compiler, "compiler_so", None) else None
     if not cc or not shutil.which(cc):
         return False
@@ -61,7 +61,7 @@ def _has_sanitizers(compiler) -> bool:
         src = Path(tmp) / "probe.c"
         src.write_text("int main(void) { return 0; }\n")
         try:
-            run = subprocess.run([cc, *_SANITIZE, str(src), "-o", str(Path(tmp) / "probe")],
+            run = subprocess.run([cc, *flags, str(src), "-o", str(Path(tmp) / "probe")],
                                  capture_output=True, timeout=60)
         except (OSError, subprocess.SubprocessError):
             return False
@@ -80,7 +80,7 @@ class _BuildExt(build_ext):
             link = []
             if _DEBUG:
                 args += ["-O0", "-g", "-UNDEBUG"]
-                if _has_sanitizers(self.compiler):
+                if _links_with(self.compiler, _SANITIZE):
                     args += _SANITIZE
                     link += _SANITIZE
                     print("coscore: debug build with AddressSanitizer and UBSan", file=sys.stderr)
@@ -89,6 +89,11 @@ class _BuildExt(build_ext):
                           file=sys.stderr)
             else:
                 args += ["-O3"]
+                # the kernels' C sources are separate translation units: link-time
+                # optimisation inlines their small entry points into the Cython loops
+                if _links_with(self.compiler, ["-O3", "-flto"]):
+                    args += ["-flto"]
+                    link += ["-O3", "-flto"]
         for ext in self.extensions:
             ext.extra_compile_args = args + list(ext.extra_compile_args)
             ext.extra_link_args = link + list(ext.extra_link_args)

@@ -1,7 +1,8 @@
 # Shared by the kernel modules: reading Python str objects as cs_text (src/text.h) and
 # building code point maps (src/cpmap.h).
 from libc.stdint cimport uint32_t, uintptr_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memset
 from cpython.object cimport PyObject, PyTypeObject
 
 cdef extern from "Python.h":
@@ -50,6 +51,24 @@ cdef inline int _text(object s, cs_text *t) except -1:
 
 cdef inline unsigned char *_align64(unsigned char *p) noexcept nogil:
     return <unsigned char *>((<uintptr_t>p + 63) & ~(<uintptr_t>63))
+
+
+cdef enum:
+    _STACK = 8192 + 64   # per-call scratch kept on the stack up to this many bytes
+
+
+cdef inline unsigned char *_scratch(Py_ssize_t need, unsigned char *stack, unsigned char **mem) except NULL:
+    """Zeroed, 64-byte aligned scratch of ``need`` bytes: in ``stack`` (``_STACK`` bytes, or
+    NULL) when it fits, else on the heap (``*mem``: the caller frees it)."""
+    cdef unsigned char *p
+    if stack != NULL and need <= _STACK - 64:
+        p = _align64(stack)
+        memset(p, 0, need)
+        return p
+    mem[0] = <unsigned char *>calloc(need + 64, 1)
+    if mem[0] == NULL:
+        raise MemoryError()
+    return _align64(mem[0])
 
 
 cdef inline object _as_seq(object strings):

@@ -22,8 +22,8 @@ import numpy as np
 
 from coscore._fast._texts cimport (
     CS_UNICODE_READY, PySequence_Fast_GET_SIZE, PyUnicode_DATA, PyUnicode_GET_LENGTH,
-    PyUnicode_KIND, _align64, _alphabet_map, _as_seq, _text, _texts, cs_cpmap, cs_prefetch_ahead,
-    cs_text,
+    PyUnicode_KIND, _STACK, _alphabet_map, _as_seq, _scratch, _text, _texts, cs_cpmap,
+    cs_prefetch_ahead, cs_text,
 )
 
 cdef extern from "Python.h":
@@ -53,7 +53,6 @@ cdef extern from "src/multiset.h" nogil:
 
 cdef enum:
     _NOGIL_MIN = 4096   # best() releases the GIL for answers at least this long
-    _STACK = 8192 + 64  # scratch kept on the stack up to this many bytes
 
 cdef uint32_t _MAX_CP = 0x110000
 
@@ -79,7 +78,8 @@ def _lower_table():
     lowercase of several code points. Computed with one str.lower() call over
     every code point, each followed by a NUL: NUL is neither cased nor
     case-ignorable, so each character is lowercased exactly as on its own
-    (no final-sigma context).
+    (no final-sigma context). None when that reading fails (never seen): the caller
+    then takes the pure-Python twin's tables, built one character at a time.
     """
     cdef Py_ssize_t n_cp = _MAX_CP - 1, i, pos, start, n
     cdef Py_UCS4 *d
@@ -89,7 +89,7 @@ def _lower_table():
     cdef dict table = {}
     cdef dict multi = {}
     if chr(0).lower() != chr(0):
-        return _lower_table_slow()
+        return None
     text = PyUnicode_New(2 * n_cp, 0x10FFFF)
     d = PyUnicode_4BYTE_DATA(text)
     for i in range(n_cp):
@@ -106,7 +106,7 @@ def _lower_table():
         while pos < n and PyUnicode_READ(kind, data, pos) != 0:
             pos += 1
         if pos >= n:
-            return _lower_table_slow()   # a lowercase containing NUL: never, but be exact
+            return None   # a lowercase containing NUL: never, but be exact
         if pos - start == 1:
             tok = PyUnicode_READ(kind, data, start)
             if tok != c:
@@ -115,19 +115,7 @@ def _lower_table():
             table[c] = _MAX_CP + multi.setdefault(low[start:pos], len(multi))
         pos += 1
     if pos != n:
-        return _lower_table_slow()
-    return table
-
-
-def _lower_table_slow():
-    table = {}
-    multi = {}
-    for c in range(_MAX_CP):
-        s = chr(c).lower()
-        if len(s) != 1:
-            table[c] = _MAX_CP + multi.setdefault(s, len(multi))
-        elif ord(s) != c:
-            table[c] = ord(s)
+        return None
     return table
 
 
@@ -141,10 +129,14 @@ def token_tables():
         with _tables_lock:
             if _tables is None:
                 lower = _lower_table()
-                inverse = {}
-                for c, t in lower.items():
-                    inverse.setdefault(t, []).append(c)
-                _tables = (lower, frozenset(_spaces()), inverse)
+                if lower is None:
+                    from coscore._fast.jaccard_py import token_tables as slow_tables
+                    _tables = slow_tables()
+                else:
+                    inverse = {}
+                    for c, t in lower.items():
+                        inverse.setdefault(t, []).append(c)
+                    _tables = (lower, frozenset(_spaces()), inverse)
     return _tables
 
 
@@ -250,18 +242,9 @@ cdef class JaccardScorer:
         cdef cs_text t
         cdef unsigned char buf[_STACK]
         cdef unsigned char *mem = NULL
-        cdef unsigned char *sc
-        cdef Py_ssize_t need = cs_jac_scratch_bytes(&self.J)
         cdef double r
         _text(s, &t)
-        if need <= _STACK - 64:
-            sc = _align64(buf)
-            memset(sc, 0, need)
-        else:
-            mem = <unsigned char *>calloc(need + 64, 1)
-            if mem == NULL:
-                raise MemoryError()
-            sc = _align64(mem)
+        cdef unsigned char *sc = _scratch(cs_jac_scratch_bytes(&self.J), buf, &mem)
         if t.n >= _NOGIL_MIN:
             with nogil:
                 r = cs_jac_best(&self.J, &t, sc)
@@ -277,15 +260,16 @@ cdef class JaccardScorer:
         cdef unsigned char *mem = NULL
         cdef Py_ssize_t *a = NULL
         cdef Py_ssize_t *b = NULL
+        cdef unsigned char *sc
         _text(s, &t)
         try:
-            mem = <unsigned char *>calloc(cs_jac_scratch_bytes(&self.J) + 64, 1)
             a = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
             b = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
-            if mem == NULL or a == NULL or b == NULL:
+            if a == NULL or b == NULL:
                 raise MemoryError()
+            sc = _scratch(cs_jac_scratch_bytes(&self.J), NULL, &mem)
             with nogil:
-                cs_jac_counts(&self.J, &t, _align64(mem), a, b)
+                cs_jac_counts(&self.J, &t, sc, a, b)
             return [(a[i], b[i]) for i in range(nk)]
         finally:
             free(mem)
@@ -305,10 +289,7 @@ cdef class JaccardScorer:
             return out
         texts = _texts(seq)
         try:
-            mem = <unsigned char *>calloc(cs_jac_scratch_bytes(&self.J) + 64, 1)
-            if mem == NULL:
-                raise MemoryError()
-            sc = _align64(mem)
+            sc = _scratch(cs_jac_scratch_bytes(&self.J), NULL, &mem)
             with nogil:
                 for i in range(n):
                     cs_prefetch_ahead(texts, i, n)
