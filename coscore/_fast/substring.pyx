@@ -23,6 +23,8 @@ import numpy as np
 
 from cpython.object cimport PyObject
 
+from coscore._fast.substring_py import checked_groups
+
 from coscore._fast._texts cimport (
     PySequence_Fast_GET_SIZE, PySequence_Fast_ITEMS, _alphabet_map, _as_seq, _text, _texts,
     cs_cpmap, cs_prefetch_ahead, cs_text,
@@ -143,14 +145,7 @@ cdef class SubstringScanner:
         self.kernel = _KERNEL_IN
         memset(&self.A, 0, sizeof(cs_ac))
         memset(&self.SA, 0, sizeof(cs_sa))
-        for g in groups:
-            if isinstance(g, str):
-                raise TypeError("each group must be a list of str options, got a str")
-            options = list(g)
-            for o in options:
-                if not isinstance(o, str):
-                    raise TypeError(f"options must be str, got {type(o).__name__}")
-            gs.append(tuple(options))
+        gs = list(checked_groups(groups))
         self.groups = tuple(gs)
         self.n_groups = len(gs)
         self.group_slot = []

@@ -86,6 +86,20 @@ CS_INLINE Py_ssize_t cs_sa_slots(const cs_sa *A, uint64_t f0, uint64_t f1, unsig
         if (i < n && cs_sa_slots(A, f0 & A->fin[0], f1 & A->fin[1], NULL) == A->n_slots) break; \
     }
 
+/* LOOP over the ids of t's code points (i: the position), one branch per kind */
+#define CS_SA_BY_KIND(LOOP)                                                       \
+    if (t->kind == 1) {                                                           \
+        const uint8_t *p = (const uint8_t *)t->data;                              \
+        const uint32_t *t0 = m->page0;                                            \
+        LOOP(t0[p[i]])                                                            \
+    } else if (t->kind == 2) {                                                    \
+        const uint16_t *p = (const uint16_t *)t->data;                            \
+        LOOP(cs_lookup_bmp(m, p[i]))                                              \
+    } else {                                                                      \
+        const uint32_t *p = (const uint32_t *)t->data;                            \
+        LOOP(cs_lookup(m, p[i]))                                                  \
+    }
+
 #ifdef CS_SA_SSE2
 /*
  * Most characters of an answer are in no option (3-8% are, on the demo
@@ -317,32 +331,13 @@ Py_ssize_t cs_sa_scan(const cs_sa *A, const cs_text *t, unsigned char *hit)
 #undef CS_SA_M4
 #undef CS_SA_MASK
     } else if (A->words == 1) {
-        if (t->kind == 1) {
-            const uint8_t *p = (const uint8_t *)t->data;
-            const uint32_t *t0 = m->page0;
-            CS_SA_LOOP1(t0[p[i]])
-        } else if (t->kind == 2) {
-            const uint16_t *p = (const uint16_t *)t->data;
-            CS_SA_LOOP1(cs_lookup_bmp(m, p[i]))
-        } else {
-            const uint32_t *p = (const uint32_t *)t->data;
-            CS_SA_LOOP1(cs_lookup(m, p[i]))
-        }
+        CS_SA_BY_KIND(CS_SA_LOOP1)
     } else {
-        if (t->kind == 1) {
-            const uint8_t *p = (const uint8_t *)t->data;
-            const uint32_t *t0 = m->page0;
-            CS_SA_LOOP2(t0[p[i]])
-        } else if (t->kind == 2) {
-            const uint16_t *p = (const uint16_t *)t->data;
-            CS_SA_LOOP2(cs_lookup_bmp(m, p[i]))
-        } else {
-            const uint32_t *p = (const uint32_t *)t->data;
-            CS_SA_LOOP2(cs_lookup(m, p[i]))
-        }
+        CS_SA_BY_KIND(CS_SA_LOOP2)
     }
     return cs_sa_slots(A, f0 & A->fin[0], f1 & A->fin[1], hit);
 }
+#undef CS_SA_BY_KIND
 #undef CS_SA_LOOP1
 #undef CS_SA_LOOP1M
 #undef CS_SA_LOOP2
