@@ -30,15 +30,18 @@ CS_INLINE int csb_answer_eq(PyObject *a, PyObject *b)
     return 1;
 }
 
-/* the probe loop of every dedup; eq compares two items (inlined: a constant) */
+/* the probe loop of every dedup; eq compares two items, answers says whether
+ * they are answers (both constants once inlined) */
 CS_INLINE Py_ssize_t csb_dedup(csb_table *T, PyObject *const *items, const uint64_t *hashes,
                                Py_ssize_t n, Py_ssize_t *first, Py_ssize_t *idx,
-                               int (*eq)(PyObject *, PyObject *))
+                               int (*eq)(PyObject *, PyObject *), int answers)
 {
     uint64_t low = ((uint64_t)1 << T->shift) - 1, *tab = T->table;
     Py_ssize_t i, m = 0;
     for (i = 0; i < n; i++) {
         uint64_t h = hashes[i], tag = h & ~low, slot = (h >> 17) & T->mask;
+        if (answers) csb_prefetch_answers(items, i, n);
+        else if (i + 16 < n) CS_PREFETCH(items[i + 16]);
         for (;;) {
             uint64_t e = tab[slot];
             if (e == 0) {
@@ -60,11 +63,11 @@ CS_INLINE Py_ssize_t csb_dedup(csb_table *T, PyObject *const *items, const uint6
 Py_ssize_t csb_dedup_strs(csb_table *T, PyObject *const *items, const uint64_t *hashes,
                           Py_ssize_t n, Py_ssize_t *first, Py_ssize_t *idx)
 {
-    return csb_dedup(T, items, hashes, n, first, idx, csb_str_eq);
+    return csb_dedup(T, items, hashes, n, first, idx, csb_str_eq, 0);
 }
 
 Py_ssize_t csb_dedup_answers(csb_table *T, PyObject *const *items, const uint64_t *hashes,
                              Py_ssize_t n, Py_ssize_t *first, Py_ssize_t *idx)
 {
-    return csb_dedup(T, items, hashes, n, first, idx, csb_answer_eq);
+    return csb_dedup(T, items, hashes, n, first, idx, csb_answer_eq, 1);
 }
