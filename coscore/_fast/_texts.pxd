@@ -1,7 +1,9 @@
-# Shared by the kernel modules: reading Python str objects as cs_text (see _kernels.h).
+# Shared by the kernel modules: reading Python str objects as cs_text (src/text.h) and
+# building code point maps (src/cpmap.h).
 from libc.stdint cimport uint32_t, uintptr_t
-from libc.stdlib cimport free, malloc
-from cpython.object cimport PyObject
+from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memset
+from cpython.object cimport PyObject, PyTypeObject
 
 cdef extern from "Python.h":
     object PySequence_Fast(object, const char *)
@@ -11,18 +13,28 @@ cdef extern from "Python.h":
     void *PyUnicode_DATA(object)
     Py_ssize_t PyUnicode_GET_LENGTH(object)
 
-cdef extern from "_kernels.h":
+cdef extern from "Python.h" nogil:
+    PyTypeObject PyUnicode_Type
+    PyTypeObject *_type "Py_TYPE"(PyObject *)
+    unsigned int _kind "PyUnicode_KIND"(PyObject *)
+    void *_data "PyUnicode_DATA"(PyObject *)
+    Py_ssize_t _length "PyUnicode_GET_LENGTH"(PyObject *)
+
+cdef extern from "src/text.h":
     int CS_UNICODE_READY(object) except -1
 
-cdef extern from "_kernels.h" nogil:
+cdef extern from "src/text.h" nogil:
     ctypedef struct cs_text:
         int kind
         const void *data
         Py_ssize_t n
+    bint CS_IS_READY(PyObject *o)
+    void CS_PREFETCH(const void *p)
+    void cs_prefetch_ahead(const cs_text *texts, Py_ssize_t i, Py_ssize_t n)
+
+cdef extern from "src/cpmap.h" nogil:
     ctypedef struct cs_cpmap:
         pass
-    Py_ssize_t cs_texts_plain(PyObject **items, Py_ssize_t n, cs_text *out)
-    void cs_prefetch_ahead(const cs_text *texts, Py_ssize_t i, Py_ssize_t n)
     int cs_cpmap_build(cs_cpmap *m, const uint32_t *cps, const uint32_t *ids, Py_ssize_t n)
     void cs_cpmap_free(cs_cpmap *m)
 
@@ -41,11 +53,47 @@ cdef inline unsigned char *_align64(unsigned char *p) noexcept nogil:
     return <unsigned char *>((<uintptr_t>p + 63) & ~(<uintptr_t>63))
 
 
+cdef enum:
+    _STACK = 8192 + 64   # per-call scratch kept on the stack up to this many bytes
+
+
+cdef inline unsigned char *_scratch(Py_ssize_t need, unsigned char *stack, unsigned char **mem) except NULL:
+    """Zeroed, 64-byte aligned scratch of ``need`` bytes: in ``stack`` (``_STACK`` bytes, or
+    NULL) when it fits, else on the heap (``*mem``: the caller frees it)."""
+    cdef unsigned char *p
+    if stack != NULL and need <= _STACK - 64:
+        p = _align64(stack)
+        memset(p, 0, need)
+        return p
+    mem[0] = <unsigned char *>calloc(need + 64, 1)
+    if mem[0] == NULL:
+        raise MemoryError()
+    return _align64(mem[0])
+
+
 cdef inline object _as_seq(object strings):
     """A list or tuple of the strings (the object itself when it is one)."""
     if isinstance(strings, str):
         raise TypeError("expected a sequence of str, got a str")
     return PySequence_Fast(strings, "expected a sequence of str")
+
+
+cdef inline Py_ssize_t _texts_plain(PyObject **items, Py_ssize_t n, cs_text *out) noexcept nogil:
+    """Fill out[i] from items[i] while it is an exact, ready str; returns the first index
+    where it is not (n when all are). Reads only: no GIL needed while the caller keeps
+    the items alive."""
+    cdef Py_ssize_t i
+    cdef PyObject *o
+    for i in range(n):
+        o = items[i]
+        if i + 16 < n:
+            CS_PREFETCH(items[i + 16])
+        if _type(o) != &PyUnicode_Type or not CS_IS_READY(o):
+            return i
+        out[i].kind = <int>_kind(o)
+        out[i].data = _data(o)
+        out[i].n = _length(o)
+    return n
 
 
 cdef inline cs_text *_texts(object seq) except NULL:
@@ -59,11 +107,11 @@ cdef inline cs_text *_texts(object seq) except NULL:
         raise MemoryError()
     try:
         with nogil:
-            k = cs_texts_plain(items, n, texts)
+            k = _texts_plain(items, n, texts)
         while k < n:
             _text(<object>items[k], &texts[k])
             k += 1
-            k += cs_texts_plain(items + k, n - k, texts + k)
+            k += _texts_plain(items + k, n - k, texts + k)
     except BaseException:
         free(texts)
         raise

@@ -2,11 +2,11 @@
 
 These loops run once per answer of a batch, so they are written against the C API
 instead of as Python loops; they hold no rule logic. Checking, picking blanks and
-deduplicating run without the GIL (see _batch.h: they read the answers' objects and
-str buffers directly; a str's hash is Python's own, read from the object or computed
-and cached there), so that threads scoring different chunks overlap; only building
-the Python results (one new reference per item of a new list) holds it. The caller
-must not mutate the lists passed in while a call runs.
+deduplicating run without the GIL (see src/answers.h and src/dedup.h: they read the
+answers' objects and str buffers directly and write to no object), so that threads
+scoring different chunks overlap; only hashing (Python's own str hash, cached in each
+str) and building the Python results (one new reference per item of a new list) hold
+it. The caller must not mutate the lists passed in while a call runs.
 """
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE, PyList_New, PyList_SET_ITEM
 from cpython.object cimport PyObject
@@ -25,42 +25,40 @@ cdef extern from "Python.h":
     int PyUnicode_READY(object) except -1
     PyObject **PySequence_Fast_ITEMS(object)
 
-cdef extern from "_batch.h" nogil:
-    uint64_t csb_seed
-    ctypedef struct csb_table:
-        uint64_t *table
-    int csb_table_init(csb_table *T, Py_ssize_t n)
+cdef extern from "src/answers.h" nogil:
     Py_ssize_t csb_check(PyObject **answers, Py_ssize_t n, unsigned char *odd,
                          Py_ssize_t *most, Py_ssize_t *fewest)
     Py_ssize_t csb_answers_plain(PyObject **answers, Py_ssize_t n)
     Py_ssize_t csb_strs_plain(PyObject **items, Py_ssize_t n)
     Py_ssize_t csb_all_str(PyObject **items, Py_ssize_t n)
-    int csb_tune_malloc()
     Py_ssize_t csb_pick_blanks(PyObject **answers, Py_ssize_t n, Py_ssize_t index, bint joined,
                                PyObject *empty, PyObject **out, unsigned char *miss)
     Py_ssize_t csb_check_pick(PyObject **answers, Py_ssize_t n, Py_ssize_t index, bint joined,
                               PyObject *empty, PyObject **out, unsigned char *miss, unsigned char *odd,
-                              Py_ssize_t *n_odd, uint64_t *hashes, Py_ssize_t *n_late)
-    Py_ssize_t csb_dedup_hashed(csb_table *T, PyObject **items, const uint64_t *hashes, Py_ssize_t n,
-                                Py_ssize_t *first, Py_ssize_t *idx)
-    void csb_prefetch_answers(PyObject **answers, Py_ssize_t i, Py_ssize_t n)
-    ctypedef Py_ssize_t (*csb_dedup_fn)(csb_table *T, PyObject **items, Py_ssize_t n,
-                                        Py_ssize_t *first, Py_ssize_t *idx) noexcept nogil
-    Py_ssize_t csb_dedup_strs(csb_table *T, PyObject **items, Py_ssize_t n,
+                              Py_ssize_t *n_odd, Py_ssize_t *n_late)
+
+cdef extern from "src/answers.h":   # with the GIL: takes references, hashes
+    Py_ssize_t csb_fill_list(object lst, PyObject **picked, Py_ssize_t m) except -1
+    int csb_hash_strs(PyObject **items, Py_ssize_t n, uint64_t *hashes) except -1
+    int csb_hash_answers(PyObject **answers, Py_ssize_t n, uint64_t *hashes) except -1
+
+cdef extern from "src/dedup.h" nogil:
+    ctypedef struct csb_table:
+        uint64_t *table
+    int csb_table_init(csb_table *T, Py_ssize_t n)
+    ctypedef Py_ssize_t (*csb_dedup_fn)(csb_table *T, PyObject **items, const uint64_t *hashes,
+                                        Py_ssize_t n, Py_ssize_t *first, Py_ssize_t *idx) noexcept nogil
+    Py_ssize_t csb_dedup_strs(csb_table *T, PyObject **items, const uint64_t *hashes, Py_ssize_t n,
                               Py_ssize_t *first, Py_ssize_t *idx)
-    Py_ssize_t csb_dedup_answers(csb_table *T, PyObject **items, Py_ssize_t n,
+    Py_ssize_t csb_dedup_answers(csb_table *T, PyObject **items, const uint64_t *hashes, Py_ssize_t n,
                                  Py_ssize_t *first, Py_ssize_t *idx)
 
-cdef extern from "_batch.h":   # with the GIL: takes references
-    Py_ssize_t csb_fill_list(object lst, PyObject **picked, Py_ssize_t m) except -1
-
-# a per-process seed for combining the hashes of several blanks
-csb_seed = <uint64_t>int.from_bytes(os.urandom(8), "little")
-
+cdef extern from "src/heap.h" nogil:
+    int csb_tune_malloc()
 
 def tune_malloc():
     """Keep glibc from returning the chunk-sized blocks scoring allocates and frees to the
-    OS after every chunk (mmap threshold 32 MB, trim threshold 256 MB; see _batch.h).
+    OS after every chunk (mmap threshold 32 MB, trim threshold 256 MB; see src/heap.h).
     Process-wide, so done once, by the first batch scored (:func:`coscore.engine`), not at
     import; skipped when the environment sets ``COSCORE_MALLOC_TUNING=0`` or glibc's own
     ``MALLOC_MMAP_THRESHOLD_`` / ``MALLOC_TRIM_THRESHOLD_``. Returns True when set."""
@@ -171,9 +169,9 @@ def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None):
       ``str`` (their text is ``""`` too).
 
     With ``start`` / ``stop``, only ``answers[start:stop]`` are read (positions are
-    relative to ``start``), without copying the slice. Picking, checking and hashing
-    run without the GIL, and the column of all texts is never built; only joining
-    blanks (``"*"`` over answers with several) and the distinct list hold it."""
+    relative to ``start``), without copying the slice. Picking, checking and probing
+    run without the GIL, and the column of all texts is never built; only hashing,
+    joining blanks (``"*"`` over answers with several) and the distinct list hold it."""
     cdef Py_ssize_t size = PyList_GET_SIZE(answers), lacking = 0, n_odd = 0, index = 0, i, k, n_distinct = 0, m
     cdef Py_ssize_t end = size if stop is None else stop
     if not 0 <= start <= end <= size:
@@ -186,8 +184,6 @@ def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None):
     cdef unsigned char *odd = NULL
     cdef Py_ssize_t *first = NULL
     cdef uint64_t *hashes = NULL
-    cdef csb_table T
-    cdef int failed = 0
     cdef list joins = None
     cdef object item
     if not joined:
@@ -198,7 +194,6 @@ def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None):
         return [], inverse, None, []
     cdef unsigned char[::1] miss = missing.view(np.uint8)
     cdef Py_ssize_t[::1] idx = inverse
-    T.table = NULL
     try:
         odd = <unsigned char *>malloc(m + 1)
         picked = <PyObject **>malloc((m + 1) * sizeof(PyObject *))
@@ -206,8 +201,8 @@ def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None):
         hashes = <uint64_t *>malloc((m + 1) * sizeof(uint64_t))
         if picked == NULL or odd == NULL or first == NULL or hashes == NULL:
             raise MemoryError()
-        with nogil:   # pick, check and hash in one pass
-            lacking = csb_check_pick(items, m, index, joined, empty, picked, &miss[0], odd, &n_odd, hashes, &k)
+        with nogil:   # pick and check in one pass
+            lacking = csb_check_pick(items, m, index, joined, empty, picked, &miss[0], odd, &n_odd, &k)
         if k:   # blanks to join ("*"), or (before 3.12) a str not yet ready
             joins = []
             for i in range(m):
@@ -218,13 +213,8 @@ def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None):
                         joins.append(item)
                         picked[i] = <PyObject *>item
                     PyUnicode_READY(<object>picked[i])
-                    hashes[i] = <uint64_t>PyObject_Hash(<object>picked[i])
-        with nogil:
-            failed = csb_table_init(&T, m)
-            if failed == 0:
-                n_distinct = csb_dedup_hashed(&T, picked, hashes, m, first, &idx[0])
-        if failed:
-            raise MemoryError()
+        csb_hash_strs(picked, m, hashes)
+        n_distinct = _table(picked, hashes, m, csb_dedup_strs, first, &idx[0])
         if m == size and n_distinct == m and n_odd == 0 and lacking == 0 and joins is None and not joined \
                 and index in (0, -1) and csb_all_str(items, m) == m:
             distinct = answers   # every answer a distinct str: the answers are their texts
@@ -237,7 +227,6 @@ def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None):
         found = [i for i in range(m) if odd[i]] if n_odd else []
         return distinct, inverse, (missing if lacking else None), found
     finally:
-        free(T.table)
         free(picked)
         free(odd)
         free(first)
@@ -282,29 +271,48 @@ cdef list _pick(list source, PyObject **items, const Py_ssize_t *first, Py_ssize
     return out
 
 
-cdef tuple _dedup(list source, PyObject **items, Py_ssize_t n, csb_dedup_fn run, index):
-    """Run one of the table dedups over ``items`` (GIL released) into ``index``; return
-    ``(distinct, index)``."""
-    cdef Py_ssize_t[::1] idx = index
+cdef Py_ssize_t _table(PyObject **items, const uint64_t *hashes, Py_ssize_t n, csb_dedup_fn run,
+                       Py_ssize_t *first, Py_ssize_t *idx) except -1:
+    """Run one of the table dedups over ``items`` (GIL released): ``idx`` and ``first``
+    (see src/dedup.h); returns the number of distinct items."""
     cdef csb_table T
-    cdef Py_ssize_t *first = NULL
     cdef Py_ssize_t m = 0
     cdef int failed
+    T.table = NULL
+    with nogil:   # the table is zeroed here too
+        failed = csb_table_init(&T, n)
+        if failed == 0:
+            m = run(&T, items, hashes, n, first, idx)
+        free(T.table)
+    if failed:
+        raise MemoryError()
+    return m
+
+
+cdef tuple _dedup(list source, PyObject **items, Py_ssize_t n, bint answers, index):
+    """Hash ``items`` (str objects, or well-formed ``answers``) and deduplicate them into
+    ``index``; return ``(distinct, index)``."""
+    cdef Py_ssize_t[::1] idx = index
+    cdef Py_ssize_t *first = NULL
+    cdef uint64_t *hashes = NULL
+    cdef Py_ssize_t m
     if n == 0:
         return [], index
-    T.table = NULL
     try:
-        with nogil:   # the table is zeroed here too
-            failed = csb_table_init(&T, n)
-            first = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t))
-            if failed == 0 and first != NULL:
-                m = run(&T, items, n, first, &idx[0])
-        if failed or first == NULL:
+        first = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t))
+        hashes = <uint64_t *>malloc(n * sizeof(uint64_t))
+        if first == NULL or hashes == NULL:
             raise MemoryError()
+        if answers:
+            csb_hash_answers(items, n, hashes)
+            m = _table(items, hashes, n, csb_dedup_answers, first, &idx[0])
+        else:
+            csb_hash_strs(items, n, hashes)
+            m = _table(items, hashes, n, csb_dedup_strs, first, &idx[0])
         return _pick(source, items, first, m), index
     finally:
-        free(T.table)
         free(first)
+        free(hashes)
 
 
 def dedup_strings(list strings):
@@ -312,8 +320,8 @@ def dedup_strings(list strings):
     each input, its position among them (an intp array). When all are distinct,
     ``distinct`` is ``strings`` itself (read it, do not mutate it).
 
-    An open-addressing table over a hash of the strings' code points, probed without
-    the GIL; the result list is built afterwards (one reference per distinct string).
+    An open-addressing table over the strings' hashes, probed without the GIL; the
+    result list is built afterwards (one reference per distinct string).
     """
     cdef Py_ssize_t n = PyList_GET_SIZE(strings), bad
     cdef PyObject **items = _items(strings)
@@ -327,7 +335,7 @@ def dedup_strings(list strings):
         PyUnicode_READY(item)
         bad += 1
         bad += csb_strs_plain(items + bad, n - bad)
-    return _dedup(strings, items, n, csb_dedup_strs, index)
+    return _dedup(strings, items, n, False, index)
 
 
 cdef inline size_t _answer_hash(object answer) except? 0:
@@ -408,4 +416,4 @@ def dedup_answers(list answers):
         bad = csb_answers_plain(items, n)
     if bad < n:
         return _dedup_answers_slow(answers)
-    return _dedup(answers, items, n, csb_dedup_answers, inverse)
+    return _dedup(answers, items, n, True, inverse)

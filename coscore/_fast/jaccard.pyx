@@ -12,7 +12,7 @@ code points map to those ids (with all the code points that lowercase to the
 same token), 1 (whitespace) or 0 (a token in no key: it only adds to the
 answer's total).
 """
-from libc.stdint cimport uint32_t, uintptr_t
+from libc.stdint cimport uint32_t
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset
 
@@ -20,13 +20,10 @@ import threading
 
 import numpy as np
 
-from cpython.object cimport PyObject
-
 from coscore._fast._texts cimport (
-    _alphabet_map,
-    CS_UNICODE_READY, PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PySequence_Fast,
-    PySequence_Fast_GET_SIZE, PySequence_Fast_ITEMS, _align64, _as_seq, _text, _texts, cs_cpmap,
-    cs_cpmap_free, cs_prefetch_ahead, cs_text, cs_texts_plain,
+    CS_UNICODE_READY, PySequence_Fast_GET_SIZE, PyUnicode_DATA, PyUnicode_GET_LENGTH,
+    PyUnicode_KIND, _STACK, _alphabet_map, _as_seq, _scratch, _text, _texts, cs_cpmap,
+    cs_prefetch_ahead, cs_text,
 )
 
 cdef extern from "Python.h":
@@ -36,7 +33,7 @@ cdef extern from "Python.h":
     Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index)
 
 
-cdef extern from "_kernels.h" nogil:
+cdef extern from "src/multiset.h" nogil:
     ctypedef struct cs_jac:
         cs_cpmap map
         uint32_t n_ids
@@ -56,7 +53,6 @@ cdef extern from "_kernels.h" nogil:
 
 cdef enum:
     _NOGIL_MIN = 4096   # best() releases the GIL for answers at least this long
-    _STACK = 8192 + 64  # scratch kept on the stack up to this many bytes
 
 cdef uint32_t _MAX_CP = 0x110000
 
@@ -82,7 +78,8 @@ def _lower_table():
     lowercase of several code points. Computed with one str.lower() call over
     every code point, each followed by a NUL: NUL is neither cased nor
     case-ignorable, so each character is lowercased exactly as on its own
-    (no final-sigma context).
+    (no final-sigma context). None when that reading fails (never seen): the caller
+    then takes the pure-Python twin's tables, built one character at a time.
     """
     cdef Py_ssize_t n_cp = _MAX_CP - 1, i, pos, start, n
     cdef Py_UCS4 *d
@@ -92,7 +89,7 @@ def _lower_table():
     cdef dict table = {}
     cdef dict multi = {}
     if chr(0).lower() != chr(0):
-        return _lower_table_slow()
+        return None
     text = PyUnicode_New(2 * n_cp, 0x10FFFF)
     d = PyUnicode_4BYTE_DATA(text)
     for i in range(n_cp):
@@ -109,7 +106,7 @@ def _lower_table():
         while pos < n and PyUnicode_READ(kind, data, pos) != 0:
             pos += 1
         if pos >= n:
-            return _lower_table_slow()   # a lowercase containing NUL: never, but be exact
+            return None   # a lowercase containing NUL: never, but be exact
         if pos - start == 1:
             tok = PyUnicode_READ(kind, data, start)
             if tok != c:
@@ -118,19 +115,7 @@ def _lower_table():
             table[c] = _MAX_CP + multi.setdefault(low[start:pos], len(multi))
         pos += 1
     if pos != n:
-        return _lower_table_slow()
-    return table
-
-
-def _lower_table_slow():
-    table = {}
-    multi = {}
-    for c in range(_MAX_CP):
-        s = chr(c).lower()
-        if len(s) != 1:
-            table[c] = _MAX_CP + multi.setdefault(s, len(multi))
-        elif ord(s) != c:
-            table[c] = ord(s)
+        return None
     return table
 
 
@@ -144,10 +129,14 @@ def token_tables():
         with _tables_lock:
             if _tables is None:
                 lower = _lower_table()
-                inverse = {}
-                for c, t in lower.items():
-                    inverse.setdefault(t, []).append(c)
-                _tables = (lower, frozenset(_spaces()), inverse)
+                if lower is None:
+                    from coscore._fast.jaccard_py import token_tables as slow_tables
+                    _tables = slow_tables()
+                else:
+                    inverse = {}
+                    for c, t in lower.items():
+                        inverse.setdefault(t, []).append(c)
+                    _tables = (lower, frozenset(_spaces()), inverse)
     return _tables
 
 
@@ -253,18 +242,9 @@ cdef class JaccardScorer:
         cdef cs_text t
         cdef unsigned char buf[_STACK]
         cdef unsigned char *mem = NULL
-        cdef unsigned char *sc
-        cdef Py_ssize_t need = cs_jac_scratch_bytes(&self.J)
         cdef double r
         _text(s, &t)
-        if need <= _STACK - 64:
-            sc = _align64(buf)
-            memset(sc, 0, need)
-        else:
-            mem = <unsigned char *>calloc(need + 64, 1)
-            if mem == NULL:
-                raise MemoryError()
-            sc = _align64(mem)
+        cdef unsigned char *sc = _scratch(cs_jac_scratch_bytes(&self.J), buf, &mem)
         if t.n >= _NOGIL_MIN:
             with nogil:
                 r = cs_jac_best(&self.J, &t, sc)
@@ -280,15 +260,16 @@ cdef class JaccardScorer:
         cdef unsigned char *mem = NULL
         cdef Py_ssize_t *a = NULL
         cdef Py_ssize_t *b = NULL
+        cdef unsigned char *sc
         _text(s, &t)
         try:
-            mem = <unsigned char *>calloc(cs_jac_scratch_bytes(&self.J) + 64, 1)
             a = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
             b = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
-            if mem == NULL or a == NULL or b == NULL:
+            if a == NULL or b == NULL:
                 raise MemoryError()
+            sc = _scratch(cs_jac_scratch_bytes(&self.J), NULL, &mem)
             with nogil:
-                cs_jac_counts(&self.J, &t, _align64(mem), a, b)
+                cs_jac_counts(&self.J, &t, sc, a, b)
             return [(a[i], b[i]) for i in range(nk)]
         finally:
             free(mem)
@@ -308,10 +289,7 @@ cdef class JaccardScorer:
             return out
         texts = _texts(seq)
         try:
-            mem = <unsigned char *>calloc(cs_jac_scratch_bytes(&self.J) + 64, 1)
-            if mem == NULL:
-                raise MemoryError()
-            sc = _align64(mem)
+            sc = _scratch(cs_jac_scratch_bytes(&self.J), NULL, &mem)
             with nogil:
                 for i in range(n):
                     cs_prefetch_ahead(texts, i, n)

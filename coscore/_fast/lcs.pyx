@@ -4,25 +4,19 @@ Bit-parallel LCS (Hyyro) over a per-scorer alphabet: the distinct code points
 of the keys get ids 1..n when the scorer is built; any other code point of an
 answer can never match and is dropped before the bit loop. Keys of at most 64
 code points are packed into 8/16/32/64-bit lanes of 32-byte vectors; longer
-keys use carry-propagating multi-word bit vectors. See _kernels.h.
+keys use carry-propagating multi-word bit vectors. See src/bitlcs.h.
 """
-from libc.stdint cimport uint32_t, uintptr_t
+from libc.stdint cimport uint32_t
 from libc.stdlib cimport malloc, free
 
 import numpy as np
 
-from cpython.object cimport PyObject
-
 from coscore._fast._texts cimport (
-    _alphabet_map,
-    CS_UNICODE_READY, PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PySequence_Fast,
-    PySequence_Fast_GET_SIZE, PySequence_Fast_ITEMS, _align64, _as_seq, _text, _texts, cs_cpmap,
-    cs_cpmap_free, cs_prefetch_ahead, cs_text, cs_texts_plain,
+    _STACK, PySequence_Fast_GET_SIZE, _alphabet_map, _as_seq, _scratch, _text, _texts, cs_cpmap,
+    cs_prefetch_ahead, cs_text,
 )
 
-
-
-cdef extern from "_kernels.h" nogil:
+cdef extern from "src/bitlcs.h" nogil:
     ctypedef struct cs_lcs:
         Py_ssize_t n_keys
     int cs_lcs_build(cs_lcs *L, cs_cpmap *map, uint32_t n_ids, Py_ssize_t n_keys,
@@ -36,7 +30,6 @@ cdef extern from "_kernels.h" nogil:
 
 cdef enum:
     _NOGIL_MIN = 4096   # best() releases the GIL for answers at least this long
-    _STACK = 8192 + 64  # state kept on the stack up to this many bytes
 
 
 def _set_dense_limit(Py_ssize_t nbytes):
@@ -119,17 +112,9 @@ cdef class LcsScorer:
         cdef cs_text t
         cdef unsigned char buf[_STACK]
         cdef unsigned char *mem = NULL
-        cdef unsigned char *st
-        cdef Py_ssize_t need = cs_lcs_state_bytes(&self.L)
         cdef double r
         _text(s, &t)
-        if need <= _STACK - 64:
-            st = _align64(buf)
-        else:
-            mem = <unsigned char *>malloc(need + 64)
-            if mem == NULL:
-                raise MemoryError()
-            st = _align64(mem)
+        cdef unsigned char *st = _scratch(cs_lcs_state_bytes(&self.L), buf, &mem)
         if t.n >= _NOGIL_MIN:
             with nogil:
                 cs_lcs_run(&self.L, &t, st)
@@ -143,15 +128,15 @@ cdef class LcsScorer:
     def lengths(self, s):
         """LCS(k, s) for every key, in key order."""
         cdef cs_text t
-        cdef Py_ssize_t need = cs_lcs_state_bytes(&self.L), i, nk = self.L.n_keys
-        cdef unsigned char *mem = <unsigned char *>malloc(need + 64)
+        cdef Py_ssize_t i, nk = self.L.n_keys
+        cdef unsigned char *mem = NULL
         cdef Py_ssize_t *out = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
         cdef unsigned char *st
         try:
-            if mem == NULL or out == NULL:
+            if out == NULL:
                 raise MemoryError()
             _text(s, &t)
-            st = _align64(mem)
+            st = _scratch(cs_lcs_state_bytes(&self.L), NULL, &mem)
             with nogil:
                 cs_lcs_run(&self.L, &t, st)
                 cs_lcs_lengths(&self.L, st, out)
@@ -164,7 +149,6 @@ cdef class LcsScorer:
         """best() of every string, as a float64 numpy array."""
         cdef object seq = _as_seq(strings)
         cdef Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), i
-        cdef Py_ssize_t need = cs_lcs_state_bytes(&self.L)
         cdef cs_text *texts = NULL
         cdef unsigned char *mem = NULL
         cdef unsigned char *st
@@ -174,10 +158,7 @@ cdef class LcsScorer:
             return out
         texts = _texts(seq)
         try:
-            mem = <unsigned char *>malloc(need + 64)
-            if mem == NULL:
-                raise MemoryError()
-            st = _align64(mem)
+            st = _scratch(cs_lcs_state_bytes(&self.L), NULL, &mem)
             with nogil:
                 for i in range(n):
                     cs_prefetch_ahead(texts, i, n)

@@ -10,30 +10,28 @@ one of those leading options occurs in s. All such leading options of all
 groups are found in one pass over the answer (no GIL): a bit-parallel Shift-And
 over all of them at once when their distinct texts total at most 128 code
 points (the demo rules' options total 2 to 30), else an Aho-Corasick automaton
-over the options' alphabet. Only a group none of whose leading options occurs
-walks the rest of its options, with CPython's own `in` / str.replace.
+over the options' alphabet (src/shift_and.h, src/aho_corasick.h). Only a group
+none of whose leading options occurs walks the rest of its options, on the code
+points and without the GIL too (src/walk.h); when the automaton would be too big,
+every group walks all its options.
 """
-from libc.stdint cimport uint16_t, uint32_t, int32_t
+from libc.stdint cimport int32_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset, memcpy
 
 import numpy as np
 
 from cpython.object cimport PyObject
-from libc.stdint cimport uint64_t
+
+from coscore._fast.substring_py import checked_groups
 
 from coscore._fast._texts cimport (
-    _alphabet_map,
-    CS_UNICODE_READY, PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PySequence_Fast,
-    PySequence_Fast_GET_SIZE, PySequence_Fast_ITEMS, _align64, _as_seq, _text, _texts, cs_cpmap,
-    cs_cpmap_free, cs_prefetch_ahead, cs_text, cs_texts_plain,
+    PySequence_Fast_GET_SIZE, PySequence_Fast_ITEMS, _alphabet_map, _as_seq, _text, _texts,
+    cs_cpmap, cs_prefetch_ahead, cs_text,
 )
 
-cdef extern from "Python.h":
-    object PyUnicode_FromObject(object)
 
-
-cdef extern from "_kernels.h" nogil:
+cdef extern from "src/aho_corasick.h" nogil:
     ctypedef struct cs_ac:
         cs_cpmap map
         Py_ssize_t width
@@ -42,6 +40,22 @@ cdef extern from "_kernels.h" nogil:
         Py_ssize_t *out_off
         int32_t *out_slot
         Py_ssize_t n_slots
+    void cs_ac_free(cs_ac *A)
+    Py_ssize_t cs_ac_scan(const cs_ac *A, const cs_text *t, unsigned char *hit)
+
+cdef extern from "src/walk.h" nogil:
+    ctypedef struct cs_walk:
+        Py_ssize_t *op_off
+        unsigned char *kind
+        Py_ssize_t *cp_off
+        uint32_t *cps
+    int cs_walk_init(cs_walk *W, Py_ssize_t n_groups, Py_ssize_t n_ops, Py_ssize_t n_cps)
+    void cs_walk_prepare(cs_walk *W)
+    void cs_walk_free(cs_walk *W)
+    int cs_walk_group(const cs_walk *W, Py_ssize_t g, const uint32_t *t, Py_ssize_t n, uint32_t *work)
+    void cs_text_ucs4(const cs_text *t, uint32_t *out)
+
+cdef extern from "src/shift_and.h" nogil:
     ctypedef struct cs_sa:
         cs_cpmap map
         int words
@@ -53,8 +67,6 @@ cdef extern from "_kernels.h" nogil:
         int n_alpha1
         int n_alpha2
         uint16_t alpha[32]
-    void cs_ac_free(cs_ac *A)
-    Py_ssize_t cs_ac_scan(const cs_ac *A, const cs_text *t, unsigned char *hit)
     void cs_sa_free(cs_sa *A)
     Py_ssize_t cs_sa_scan(const cs_sa *A, const cs_text *t, unsigned char *hit)
     void cs_sa_prefilter(cs_sa *A)
@@ -64,8 +76,7 @@ cdef extern from "_kernels.h" nogil:
 cdef enum:
     _NOGIL_MIN = 4096          # count() releases the GIL for answers at least this long
     _STACK_SLOTS = 1024        # hit marks kept on the stack up to this many slots
-    _HIT_BYTES = 1 << 22       # count_many(): hit marks per nogil round (groups with tails)
-    _OP_PLAIN = 0
+    _OP_PLAIN = 0              # walk ops (src/walk.h)
     _OP_NOT = 1
     _OP_TILDE = 2
 
@@ -104,26 +115,6 @@ def _set_shift_and_bits(Py_ssize_t bits):
     return old
 
 
-cdef bint _walk(list ops, str s) except -1:
-    """The ordered walk over compiled options (kind, needle, option)."""
-    cdef str t = s
-    cdef str needle, full
-    cdef int kind
-    for op in ops:
-        kind = (<tuple>op)[0]
-        needle = (<tuple>op)[1]
-        full = (<tuple>op)[2]
-        if kind == _OP_NOT:
-            if needle in t:
-                return False
-        elif kind == _OP_TILDE:
-            if needle in t:
-                t = t.replace(needle, "")
-        if full in t:
-            return True
-    return False
-
-
 cdef class SubstringScanner:
     """SubstringScanner(groups): count(s) = number of groups that hit s.
 
@@ -139,9 +130,11 @@ cdef class SubstringScanner:
     cdef Py_ssize_t n_groups
     cdef Py_ssize_t n_slots
     cdef list group_slot     # per group: slot of its leading plain options, or -1
-    cdef list group_tail     # per group: compiled ops from its first '!'/'~' option, or None
-    cdef list slot_options   # per slot: its leading plain options (for the no-automaton path)
-    cdef bint has_tails
+    cdef list group_ops      # per group: the options it walks (from its first '!'/'~' one)
+    cdef list slot_options   # per slot: its leading plain options
+    cdef Py_ssize_t *slot_of # group_slot as a C array
+    cdef cs_walk W           # group_ops compiled (src/walk.h)
+    cdef bint has_tails      # a group walks options
 
     def __cinit__(self, groups):
         cdef list gs = []
@@ -152,20 +145,15 @@ cdef class SubstringScanner:
         self.kernel = _KERNEL_IN
         memset(&self.A, 0, sizeof(cs_ac))
         memset(&self.SA, 0, sizeof(cs_sa))
-        for g in groups:
-            if isinstance(g, str):
-                raise TypeError("each group must be a list of str options, got a str")
-            options = list(g)
-            for o in options:
-                if not isinstance(o, str):
-                    raise TypeError(f"options must be str, got {type(o).__name__}")
-            gs.append(tuple(options))
+        gs = list(checked_groups(groups))
         self.groups = tuple(gs)
         self.n_groups = len(gs)
         self.group_slot = []
-        self.group_tail = []
+        self.group_ops = []
         self.slot_options = []
         self.has_tails = False
+        self.slot_of = NULL
+        memset(&self.W, 0, sizeof(cs_walk))
         for options in map(list, gs):
             first = len(options)
             for gi in range(len(options)):
@@ -179,21 +167,7 @@ cdef class SubstringScanner:
                 self.slot_options.append(lead)
             else:
                 self.group_slot.append(-1)
-            ops = []
-            for o in options[first:]:
-                if not o:
-                    continue
-                if o[0] == "!":
-                    ops.append((_OP_NOT, o[1:], o))
-                elif o[0] == "~":
-                    ops.append((_OP_TILDE, o[1:], o))
-                else:
-                    ops.append((_OP_PLAIN, o, o))
-            if ops:
-                self.group_tail.append(ops)
-                self.has_tails = True
-            else:
-                self.group_tail.append(None)
+            self.group_ops.append([o for o in options[first:] if o])
         self.n_slots = len(self.slot_options)
         if self.n_slots:
             if self._build_shift_and():
@@ -203,10 +177,40 @@ cdef class SubstringScanner:
                 if self.use_ac:
                     self.kernel = _KERNEL_AC
         self.use_ac = self.kernel != _KERNEL_IN
+        if self.kernel == _KERNEL_IN:   # no scan: every group walks all its options
+            self.group_ops = [[o for o in g if o] for g in gs]
+            self.group_slot = [-1] * self.n_groups
+            self.n_slots = 0
+        self._build_walk()
         self.ready = True
 
+    cdef _build_walk(self):
+        """Compile group_ops (src/walk.h) and group_slot into C arrays."""
+        cdef Py_ssize_t g, k = 0, c = 0, n_ops = 0, n_cps = 0
+        cdef Py_UCS4 ch
+        for ops in self.group_ops:
+            n_ops += len(<list>ops)
+            n_cps += sum([len(<str>o) for o in <list>ops])
+        self.has_tails = n_ops > 0
+        self.slot_of = <Py_ssize_t *>malloc((self.n_groups + 1) * sizeof(Py_ssize_t))
+        if self.slot_of == NULL or cs_walk_init(&self.W, self.n_groups, n_ops, n_cps) != 0:
+            raise MemoryError()
+        for g in range(self.n_groups):
+            self.slot_of[g] = <Py_ssize_t>self.group_slot[g]
+            self.W.op_off[g] = k
+            for o in <list>self.group_ops[g]:
+                self.W.kind[k] = _OP_NOT if o[0] == "!" else (_OP_TILDE if o[0] == "~" else _OP_PLAIN)
+                self.W.cp_off[k] = c
+                for ch in <str>o:
+                    self.W.cps[c] = ch
+                    c += 1
+                k += 1
+        self.W.op_off[self.n_groups] = k
+        self.W.cp_off[k] = c
+        cs_walk_prepare(&self.W)
+
     cdef bint _build_shift_and(self) except -1:
-        """Lay the distinct leading options end to end in <= 128 bits (see _kernels.h)."""
+        """Lay the distinct leading options end to end in <= 128 bits (see src/shift_and.h)."""
         cdef dict patterns = {}     # option text -> set of slots
         cdef dict alpha = {}        # code point -> id (1..)
         cdef Py_ssize_t total = 0, off, k, bit, i, nid, nmap
@@ -358,6 +362,9 @@ cdef class SubstringScanner:
                 cs_ac_free(&self.A)
 
     def __dealloc__(self):
+        cs_walk_free(&self.W)
+        free(self.slot_of)
+        self.slot_of = NULL
         if self.kernel == _KERNEL_AC:
             cs_ac_free(&self.A)
         elif self.kernel == _KERNEL_SA:
@@ -371,157 +378,128 @@ cdef class SubstringScanner:
     def __repr__(self):
         return f"SubstringScanner({[list(g) for g in self.groups]!r})"
 
-    cdef int _slots_slow(self, str s, unsigned char *hit) except -1:
-        """Leading options by `in` (only when the automaton would be too big)."""
-        cdef Py_ssize_t slot
-        for slot in range(self.n_slots):
-            for o in <list>self.slot_options[slot]:
-                if <str>o in s:
-                    hit[slot] = 1
-                    break
-        return 0
-
-    cdef Py_ssize_t _finish(self, object s, const unsigned char *hit, const Py_ssize_t *part_of=NULL,
-                            long long *counts=NULL, Py_ssize_t stride=0) except -1:
-        """Count the groups from the slot hits, walking the tails that need it. With
-        ``part_of``, group gi also adds 1 to ``counts[part_of[gi] * stride]``."""
-        cdef Py_ssize_t gi, count = 0, slot
-        cdef bint hit_group
-        cdef str text = None
-        for gi in range(self.n_groups):
-            slot = <Py_ssize_t>self.group_slot[gi]
-            hit_group = slot >= 0 and hit[slot]
-            if not hit_group:
-                tail = self.group_tail[gi]
-                if tail is not None:
-                    if text is None:
-                        text = PyUnicode_FromObject(s)   # an exact str (subclasses copied)
-                    hit_group = _walk(<list>tail, text)
-            if hit_group:
-                count += 1
-                if part_of != NULL:
-                    counts[part_of[gi] * stride] += 1
-        return count
-
     cdef inline Py_ssize_t _scan(self, const cs_text *t, unsigned char *hit) noexcept nogil:
         if self.kernel == _KERNEL_SA:
             return cs_sa_scan(&self.SA, t, hit)
-        return cs_ac_scan(&self.A, t, hit)
+        if self.kernel == _KERNEL_AC:
+            return cs_ac_scan(&self.A, t, hit)
+        return 0
+
+    cdef Py_ssize_t _count(self, const cs_text *t, unsigned char *hit, uint32_t *buf,
+                           const Py_ssize_t *part_of, long long *counts, Py_ssize_t stride) noexcept nogil:
+        """The groups that hit t: the scan's slots (hit, zeroed), then the walk of the groups
+        it did not count (buf: 2 * t.n code points). With ``part_of``, group g also adds 1
+        to ``counts[part_of[g] * stride]``."""
+        cdef Py_ssize_t g, slot, count = 0
+        cdef bint converted = False, h
+        self._scan(t, hit)
+        for g in range(self.n_groups):
+            slot = self.slot_of[g]
+            h = slot >= 0 and hit[slot]
+            if not h and self.W.op_off[g] < self.W.op_off[g + 1]:
+                if not converted:
+                    cs_text_ucs4(t, buf)
+                    converted = True
+                h = cs_walk_group(&self.W, g, buf, t.n, buf + t.n)
+            if h:
+                count += 1
+                if part_of != NULL:
+                    counts[part_of[g] * stride] += 1
+        return count
 
     def count(self, s):
         """Number of groups that hit s."""
         cdef cs_text t
         cdef unsigned char stackbuf[_STACK_SLOTS]
         cdef unsigned char *hit = stackbuf
+        cdef uint32_t *buf = NULL
         cdef Py_ssize_t found
         _text(s, &t)
-        if self.n_slots > _STACK_SLOTS:
-            hit = <unsigned char *>calloc(self.n_slots, 1)
-            if hit == NULL:
-                raise MemoryError()
-        else:
-            memset(stackbuf, 0, self.n_slots)
         try:
-            if self.kernel != _KERNEL_IN:
-                if t.n >= _NOGIL_MIN:
-                    with nogil:
-                        found = self._scan(&t, hit)
-                else:
-                    found = self._scan(&t, hit)
-                if not self.has_tails:
-                    return found
-            elif self.n_slots:
-                self._slots_slow(PyUnicode_FromObject(s), hit)
-            return self._finish(s, hit)
+            if self.n_slots > _STACK_SLOTS:
+                hit = <unsigned char *>malloc(self.n_slots)
+            if self.has_tails:
+                buf = <uint32_t *>malloc((2 * t.n + 1) * sizeof(uint32_t))
+            if hit == NULL or (self.has_tails and buf == NULL):
+                raise MemoryError()
+            memset(hit, 0, self.n_slots)
+            if t.n >= _NOGIL_MIN:
+                with nogil:
+                    found = self._count(&t, hit, buf, NULL, NULL, 0)
+            else:
+                found = self._count(&t, hit, buf, NULL, NULL, 0)
+            return found
         finally:
             if hit != stackbuf:
                 free(hit)
+            free(buf)
 
     def count_many(self, strings):
         """count() of every string, as an int64 numpy array."""
         cdef object seq = _as_seq(strings)
-        cdef Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), i, ns = self.n_slots
+        cdef Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), i
         cdef cs_text *texts = NULL
-        cdef unsigned char *hits = NULL
-        if self.kernel == _KERNEL_IN or self.has_tails:   # groups to finish with the GIL
+        cdef unsigned char *hit = NULL
+        if self.has_tails:
             return self.count_many_parts(seq, (self.n_groups,))[0]
         out = np.zeros(n, dtype=np.int64)
         cdef long long[::1] ov = out
-        if n == 0:
+        if n == 0 or self.kernel == _KERNEL_IN:
             return out
         texts = _texts(seq)
-        try:   # the whole batch in one nogil pass
+        try:   # the whole batch in one nogil pass: the scans count
             if self.kernel == _KERNEL_SA:
                 with nogil:
                     for i in range(n):
                         cs_prefetch_ahead(texts, i, n)
                         ov[i] = cs_sa_scan(&self.SA, &texts[i], NULL)
                 return out
-            hits = <unsigned char *>malloc(ns + 1)   # the automaton marks slots it found
-            if hits == NULL:
+            hit = <unsigned char *>malloc(self.n_slots + 1)   # the automaton marks the slots
+            if hit == NULL:
                 raise MemoryError()
             with nogil:
                 for i in range(n):
                     cs_prefetch_ahead(texts, i, n)
-                    memset(hits, 0, ns)
-                    ov[i] = cs_ac_scan(&self.A, &texts[i], hits)
+                    memset(hit, 0, self.n_slots)
+                    ov[i] = cs_ac_scan(&self.A, &texts[i], hit)
             return out
         finally:
             free(texts)
-            free(hits)
+            free(hit)
 
     def count_many_parts(self, strings, parts):
         """count_many() split by consecutive runs of groups, in one scan per string:
         ``parts`` are the numbers of groups of the runs, in order (they add up to all
         the groups). Returns an int64 array of shape ``(len(parts), len(strings))``."""
         cdef object seq = _as_seq(strings)
-        cdef Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), i, b0, b1, ns = self.n_slots, per, gi, slot, k = len(parts)
-        cdef PyObject **items = PySequence_Fast_ITEMS(seq)
+        cdef Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), i, longest = 0, k = len(parts)
         cdef cs_text *texts = NULL
-        cdef unsigned char *hits = NULL
-        cdef unsigned char *h
+        cdef unsigned char *hit = NULL
+        cdef uint32_t *buf = NULL
         if sum(parts) != self.n_groups or any(p < 0 for p in parts):
             raise ValueError(f"parts must add up to the {self.n_groups} groups, got {list(parts)}")
         part_of = np.repeat(np.arange(k, dtype=np.intp), np.asarray(parts, dtype=np.intp))
-        group_slot = np.asarray(self.group_slot, dtype=np.intp).reshape(-1)
         out = np.zeros((k, n), dtype=np.int64)
         if n == 0 or self.n_groups == 0:
             return out
         cdef Py_ssize_t[::1] pv = part_of
-        cdef Py_ssize_t[::1] gv = group_slot
         cdef long long[:, ::1] ov = out
-        cdef bint walk = self.has_tails or self.kernel == _KERNEL_IN
         texts = _texts(seq)
         try:
-            per = max(1, min(n, _HIT_BYTES // max(ns, 1)))
-            hits = <unsigned char *>malloc(per * ns + 1)
-            if hits == NULL:
+            if self.has_tails:   # the walk's buffer: the longest text, twice
+                for i in range(n):
+                    longest = max(longest, texts[i].n)
+                buf = <uint32_t *>malloc((2 * longest + 1) * sizeof(uint32_t))
+            hit = <unsigned char *>malloc(self.n_slots + 1)
+            if hit == NULL or (self.has_tails and buf == NULL):
                 raise MemoryError()
-            b0 = 0
-            while b0 < n:
-                b1 = min(n, b0 + per)
-                if self.kernel == _KERNEL_IN:
-                    memset(hits, 0, (b1 - b0) * ns)
-                    if ns:
-                        for i in range(b0, b1):
-                            self._slots_slow(PyUnicode_FromObject(<object>items[i]), hits + (i - b0) * ns)
-                else:
-                    with nogil:
-                        memset(hits, 0, (b1 - b0) * ns)
-                        for i in range(b0, b1):
-                            cs_prefetch_ahead(texts, i, n)
-                            h = hits + (i - b0) * ns
-                            self._scan(&texts[i], h)
-                            if not walk:   # no tails: count the groups here
-                                for gi in range(self.n_groups):
-                                    slot = gv[gi]
-                                    if slot >= 0 and h[slot]:
-                                        ov[pv[gi], i] += 1
-                if walk:
-                    for i in range(b0, b1):
-                        self._finish(<object>items[i], hits + (i - b0) * ns, &pv[0], &ov[0, i], n)
-                b0 = b1
+            with nogil:
+                for i in range(n):
+                    cs_prefetch_ahead(texts, i, n)
+                    memset(hit, 0, self.n_slots)
+                    self._count(&texts[i], hit, buf, &pv[0], &ov[0, i], n)
         finally:
             free(texts)
-            free(hits)
+            free(hit)
+            free(buf)
         return out

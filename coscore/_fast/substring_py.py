@@ -73,6 +73,21 @@ def _kernel(leads: list[list[str]]) -> int:
     return _KERNEL_IN if states * width > _MAX_TABLE else _KERNEL_AC
 
 
+def checked_groups(groups: Iterable[Iterable[str]]) -> tuple[tuple[str, ...], ...]:
+    """The groups of a scanner as tuples of str options (both implementations' check):
+    TypeError for a group that is a str or an option that is not one."""
+    gs: list[tuple[str, ...]] = []
+    for g in groups:
+        if isinstance(g, str):
+            raise TypeError("each group must be a list of str options, got a str")
+        options = tuple(g)
+        for o in options:
+            if not isinstance(o, str):
+                raise TypeError(f"options must be str, got {type(o).__name__}")
+        gs.append(options)
+    return tuple(gs)
+
+
 class SubstringScanner:
     """SubstringScanner(groups): count(s) = number of groups that hit s.
 
@@ -83,16 +98,8 @@ class SubstringScanner:
     __slots__ = ("_groups", "_kernel", "_has_tails")
 
     def __init__(self, groups: Iterable[Iterable[str]]):
-        gs: list[tuple[str, ...]] = []
-        for g in groups:
-            if isinstance(g, str):
-                raise TypeError("each group must be a list of str options, got a str")
-            options = list(g)
-            for o in options:
-                if not isinstance(o, str):
-                    raise TypeError(f"options must be str, got {type(o).__name__}")
-            gs.append(tuple(options))
-        self._groups = tuple(gs)
+        gs = checked_groups(groups)
+        self._groups = gs
         leads: list[list[str]] = []
         self._has_tails = False
         for group in gs:

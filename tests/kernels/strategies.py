@@ -1,6 +1,7 @@
 """Hypothesis strategies and helpers shared by the kernel tests."""
 from __future__ import annotations
 
+import os
 import struct
 from typing import Any, Callable
 
@@ -25,8 +26,13 @@ long_keys = st.text(small_alphabet, min_size=60, max_size=200)  # multi-word key
 keys_st = st.lists(st.one_of(texts, st.text(small_alphabet, max_size=20), long_keys), max_size=8)
 any_text = st.text(st.one_of(small_alphabet, any_char), max_size=6)
 
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-SETTINGS_MANY = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# COSCORE_KERNEL_EXAMPLES scales the examples per property (the debug build's run, slower
+# under sanitizers, uses a fraction of them)
+_SCALE = float(os.environ.get("COSCORE_KERNEL_EXAMPLES", "1"))
+SETTINGS = settings(max_examples=max(10, int(300 * _SCALE)), deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS_MANY = settings(max_examples=max(10, int(100 * _SCALE)), deadline=None,
+                         suppress_health_check=[HealthCheck.too_slow])
 
 # --- SM -------------------------------------------------------------------------------
 sm_option = st.one_of(
