@@ -78,7 +78,7 @@ def test_debug_build_passes_the_kernel_tests_and_the_corpus(tmp_path):
     assert probe.returncode == 0, probe.stderr[-3000:]
     assert probe.stdout.split()[0] == "cython" and str(project) in probe.stdout, probe.stdout
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-k", "not python",
+        [sys.executable, "-m", "pytest", "-q", "-x", "-n", "0", "-p", "no:cacheprovider", "-k", "not python",
          "tests/kernels", "tests/test_conformance.py"],
         cwd=project, env=env, capture_output=True, text=True, timeout=1800)
     assert run.returncode == 0, run.stdout[-5000:] + run.stderr[-5000:]

@@ -78,6 +78,6 @@ def test_conformance_corpus_with_the_twins():
         pytest.skip("this run uses the twins already: tests/test_conformance.py checks them")
     env = dict(os.environ, COSCORE_IMPLEMENTATION="python")
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_conformance.py"],
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "tests/test_conformance.py"],
                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
