@@ -71,7 +71,7 @@ def tokenize(text: str) -> list[Token]:
     depth = 0
     n = len(text)
     pos = 0
-    while pos < n and text[pos] in " \t":  # eval() strips these before compiling
+    while pos < n and text[pos] in " \t":  # Python's eval strips these before compiling
         pos += 1
     at_line_start = True  # no token yet on this logical line (at bracket depth 0)
     ended = False  # a logical line with tokens is complete: only blank lines may follow
