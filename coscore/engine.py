@@ -23,7 +23,7 @@ from typing import Callable, Hashable, Iterable, Iterator, Mapping, Sequence, Un
 import numpy as np
 
 from . import atoms as _atoms
-from ._fast import blank_column, check_answers, dedup_answers, dedup_strings, distinct_texts, joined_column, tune_malloc
+from ._fast import blank_column, check_answers, dedup_answers, dedup_strings, distinct_texts, joined_column, total_length, tune_malloc
 from .expr.columnar import EXACT_LIMIT, MAX_TEXT, Column, ColumnFn, build, built_over, column_kind, integral, signed_zeros, text_key, truthy
 from .expr.evaluate import Answer, combo_result, compile_tree, total
 from .expr.nodes import BLANK_OPERATORS, Call, Const, Node, walk
@@ -258,7 +258,7 @@ class BatchContext:
             ids = group.ids if group is not None else (atom_id,)
             chars = self.cache.get(("chars", text_key))
             if chars is None:  # a bound of any one call's text: they are all in there
-                chars = self.cache[("chars", text_key)] = sum(map(len, distinct)) + len(distinct)
+                chars = self.cache[("chars", text_key)] = total_length(distinct) + len(distinct)
             texts = distinct
             distinct, skipped = self._affordable(texts, index, text_key, chars, sum(self.atoms[i].work for i in ids))
             if skipped is not None:

@@ -37,6 +37,7 @@ __all__ = [
     "modules",
     "token",
     "token_tables",
+    "total_length",
     "tune_malloc",
 ]
 
@@ -72,7 +73,7 @@ IMPLEMENTATION, _modules = _choose()
 if TYPE_CHECKING:   # the compiled modules' stubs (lcs.pyi, ...) describe both implementations
     from .arrow import BlankColumns
     from .batch import (blank_column, check_answers, dedup_answers, dedup_strings, distinct_texts,
-                        joined_column, tune_malloc)
+                        joined_column, total_length, tune_malloc)
     from .jaccard import JaccardScorer, token, token_tables
     from .lcs import LcsScorer
     from .substring import SubstringScanner

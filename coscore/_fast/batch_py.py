@@ -150,6 +150,11 @@ def distinct_texts(answers: list, key: Any, start: int = 0,
     return distinct, inverse, (missing if missing.any() else None), odd
 
 
+def total_length(strings: Sequence[Any]) -> int:
+    """The sum of the lengths of ``strings``."""
+    return sum(map(len, strings))
+
+
 def dedup_strings(strings: list) -> tuple[list, np.ndarray]:
     """``(distinct, index)``: the distinct strings in first-occurrence order and, for
     each input, its position among them (an intp array). When all are distinct,

@@ -33,6 +33,14 @@ def test_dedup_strings(kernels, strings):
     assert {s: 1 for s in strings} == dict.fromkeys(strings, 1)
 
 
+@SETTINGS
+@given(st.lists(any_text, max_size=50))
+def test_total_length(kernels, strings):
+    assert kernels.batch.total_length(strings) == sum(map(len, strings))
+    assert kernels.batch.total_length(tuple(strings)) == sum(map(len, strings))
+    assert kernels.batch.total_length(strings + [Sub("ab"), ["x"]]) == sum(map(len, strings)) + 3
+
+
 def test_dedup_strings_rejects_non_str(kernels):
     with pytest.raises(TypeError):
         kernels.batch.dedup_strings(["a", Sub("a")])
