@@ -26,7 +26,7 @@ from . import atoms as _atoms
 from ._fast import blank_column, check_answers, dedup_answers, dedup_strings, distinct_texts, joined_column, total_length, tune_malloc
 from .expr.columnar import EXACT_LIMIT, MAX_TEXT, Column, ColumnFn, build, built_over, column_kind, integral, signed_zeros, text_key, truthy
 from .expr.evaluate import Answer, combo_result, compile_tree, total
-from .expr.nodes import BLANK_OPERATORS, Call, Const, Node, walk
+from .expr.nodes import ATOM_OPERATORS, BLANK_OPERATORS, Call, Const, Node, walk
 from .limits import DEFAULT_LIMITS, Limits
 from .results import AtomCall, Batch, Outcome, failure_message
 from .spec import RuleSpec
@@ -87,6 +87,11 @@ class ColumnarPlan:
     same, and a batch is deduplicated on those texts alone. ``groups`` are the SM
     atoms scanned together (:func:`substring_groups`).
 
+    ``kernel_texts`` says whether the combos read the text only through the kernels
+    (:func:`_kernel_texts`): then :meth:`run` hands a batch of texts that is not a list
+    (a :class:`~coscore._fast.texts.Texts` of the Arrow reader) to the kernels as is;
+    otherwise it makes the ``str`` of each text first.
+
     The answer budgets are kept by flagging: an answer whose string ``+`` could build
     more than its budget (an upper bound from the blanks' lengths) is never built here,
     and one whose atom calls, each counted once per call site, could cost more kernel
@@ -112,12 +117,16 @@ class ColumnarPlan:
         blanks = {value for _, value in reads}
         structural = ("Q", "*") in reads or (self.manual and ("L", "*") in reads)
         self.key = next(iter(blanks)) if len(blanks) == 1 and not structural else None
+        self.kernel_texts = _kernel_texts(spec, atoms)
 
     def run(self, answers: list, view=None) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
         """Totals, combo results and flags for distinct, well-formed answers.
 
         With ``view`` set, each answer is a string standing for blank ``view`` (``"*"``:
-        the joined blanks) — all the rule reads."""
+        the joined blanks) — all the rule reads; ``answers`` may then be any sequence
+        of ``str`` or a ``Texts`` (see ``kernel_texts``)."""
+        if not (self.kernel_texts or isinstance(answers, list)):
+            answers = list(answers)
         ctx = self._context(answers, view)
         n = len(answers)
         flag = np.zeros(n, dtype=bool)
@@ -174,6 +183,27 @@ def _int_zero(combo, atoms) -> bool:
     return isinstance(combo.score, int) and integral(combo.tree, atoms, zero_only=combo.score != 0)
 
 
+def _kernel_texts(spec: RuleSpec, atoms: Mapping[str, _atoms.Atom]) -> bool:
+    """Whether the combos read the blanks only as the text of ``G``/``M`` calls of SM, OP
+    and CS atoms (each such call's text a ``T(n)`` itself): then only the kernels read
+    the texts, never a ``str`` operation (an EM atom's set lookup, a comparison, ``+``,
+    ``L``/``Q``/``F``/``S``)."""
+    through: set[int] = set()
+    reads = []
+    for c in spec.combos:
+        for node in walk(c.tree):
+            if not isinstance(node, Call):
+                continue
+            if node.op in ATOM_OPERATORS:
+                name, text = node.args[0], node.args[1]
+                atom = atoms.get(str(name.value)) if isinstance(name, Const) else None
+                if atom is not None and atom.kind != "EM" and isinstance(text, Call) and text.op == "T":
+                    through.add(id(text))
+            elif node.op in BLANK_OPERATORS:
+                reads.append(node)
+    return all(id(node) in through for node in reads)
+
+
 def _shared_atom_calls(spec: RuleSpec) -> bool:
     """Whether two ``G``/``M`` calls name different atoms with equal ids (``1`` and ``1.0``,
     ``True``): the reference path's per-answer atom cache, keyed by ``(id, text)`` as the
@@ -194,7 +224,8 @@ class BatchContext:
     ``()`` in place of any other, and flags it. With ``view`` set, the answers are
     distinct strings, each standing for blank ``view`` of an answer (``"*"``: its joined
     blanks; ``0``: the one blank of one-blank answers), so that text needs no
-    deduplication.
+    deduplication; they may be a ``Texts`` when only the kernels read them
+    (:attr:`ColumnarPlan.kernel_texts`).
 
     ``work`` is each answer's kernel work so far, an upper bound of what the reference
     evaluator would count: each atom call is counted once per call site

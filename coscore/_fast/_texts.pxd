@@ -1,9 +1,14 @@
-# Shared by the kernel modules: reading Python str objects as cs_text (src/text.h) and
-# building code point maps (src/cpmap.h).
+# Shared by the kernel modules: reading their inputs -- Python str objects, and batches of
+# them or a Texts (texts.pyx) -- as cs_text (src/text.h), and building code point maps
+# (src/cpmap.h).
 from libc.stdint cimport uint32_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 from cpython.object cimport PyObject, PyTypeObject
+
+from coscore._fast.texts cimport (   # src/text.h, and a batch of its texts
+    CS_IS_READY, CS_PREFETCH, CS_UNICODE_READY, Texts, cs_prefetch_ahead, cs_text,
+)
 
 cdef extern from "Python.h":
     object PySequence_Fast(object, const char *)
@@ -20,17 +25,6 @@ cdef extern from "Python.h" nogil:
     void *_data "PyUnicode_DATA"(PyObject *)
     Py_ssize_t _length "PyUnicode_GET_LENGTH"(PyObject *)
 
-cdef extern from "src/text.h":
-    int CS_UNICODE_READY(object) except -1
-
-cdef extern from "src/text.h" nogil:
-    ctypedef struct cs_text:
-        int kind
-        const void *data
-        Py_ssize_t n
-    bint CS_IS_READY(PyObject *o)
-    void CS_PREFETCH(const void *p)
-    void cs_prefetch_ahead(const cs_text *texts, Py_ssize_t i, Py_ssize_t n)
 
 cdef extern from "src/cpmap.h" nogil:
     ctypedef struct cs_cpmap:
@@ -72,10 +66,19 @@ cdef inline unsigned char *_scratch(Py_ssize_t need, unsigned char *stack, unsig
 
 
 cdef inline object _as_seq(object strings):
-    """A list or tuple of the strings (the object itself when it is one)."""
+    """A list or tuple of the strings (the object itself when it is one), or a Texts as is."""
+    if isinstance(strings, Texts):
+        return strings
     if isinstance(strings, str):
         raise TypeError("expected a sequence of str, got a str")
     return PySequence_Fast(strings, "expected a sequence of str")
+
+
+cdef inline Py_ssize_t _size(object seq):
+    """The number of texts of what :func:`_as_seq` returned."""
+    if isinstance(seq, Texts):
+        return (<Texts>seq).n
+    return PySequence_Fast_GET_SIZE(seq)
 
 
 cdef inline Py_ssize_t _texts_plain(PyObject **items, Py_ssize_t n, cs_text *out) noexcept nogil:
@@ -97,14 +100,18 @@ cdef inline Py_ssize_t _texts_plain(PyObject **items, Py_ssize_t n, cs_text *out
 
 
 cdef inline cs_text *_texts(object seq) except NULL:
-    """The cs_text of every item of a list or tuple (malloc'ed): exact str objects are
-    read without the GIL, anything else (a str subclass, a str not yet ready, a
-    non-str that raises TypeError) with it."""
-    cdef Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), k
-    cdef PyObject **items = PySequence_Fast_ITEMS(seq)
+    """The cs_text of every item of a list or tuple, or of a Texts (malloc'ed; the caller
+    keeps ``seq`` alive while it reads them): exact str objects are read without the
+    GIL, anything else (a str subclass, a str not yet ready, a non-str that raises
+    TypeError) with it."""
+    cdef Py_ssize_t n = _size(seq), k
     cdef cs_text *texts = <cs_text *>malloc((n + 1) * sizeof(cs_text))
     if texts == NULL:
         raise MemoryError()
+    if isinstance(seq, Texts):
+        memcpy(texts, (<Texts>seq).items, n * sizeof(cs_text))
+        return texts
+    cdef PyObject **items = PySequence_Fast_ITEMS(seq)
     try:
         with nogil:
             k = _texts_plain(items, n, texts)

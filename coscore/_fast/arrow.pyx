@@ -1,21 +1,25 @@
 """Blank columns held as Arrow strings, read in C: pick, check and deduplicate a row
-range on its UTF-8 bytes, then make a Python ``str`` for each *distinct* text only.
+range on its UTF-8 bytes, and hand the kernels the *distinct* texts as a
+:class:`~coscore._fast.texts.Texts` (no Python ``str`` for any of them).
 
 An Arrow ``string`` / ``large_string`` array is three buffers: a validity bitmap (absent
 when nothing is null), offsets (int32 or int64) and the UTF-8 data. :class:`BlankColumns`
 holds one or more such columns (each as its chunks), reads the buffers in place without
 the GIL, and hands the engine what its kernels read: the distinct texts of a range of
 rows, in first-occurrence order, and each row's position among them. A null cell is the
-empty blank ``""``. The arrays are kept alive by the object; they must not change.
+empty blank ``""``. The arrays are kept alive by the object (and by the ``Texts`` it
+returns); they must not change.
 
 Deduplication hashes each text's bytes (a per-process random seed) into an
 open-addressing table and compares the bytes of equal hashes, so two rows share a text
 exactly when their UTF-8 bytes are equal, which is exactly when their ``str`` are.
+UTF-8 is read by src/utf8.c, as Python's strict decoder reads it (invalid bytes raise
+that decoder's ``UnicodeDecodeError``).
 """
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp, memcpy, memset
 
@@ -23,10 +27,17 @@ import os
 
 import numpy as np
 
+from coscore._fast.texts cimport texts_from_utf8
+
 cdef extern from "Python.h":
     object PyUnicode_DecodeUTF8(const char *s, Py_ssize_t size, const char *errors)
     object PyUnicode_New(Py_ssize_t size, uint32_t maxchar)
     void *PyUnicode_DATA(object)
+
+cdef extern from "src/utf8.h" nogil:
+    int64_t cs_utf8_measure(const uint8_t *p, int64_t n, int *kind)
+    uint32_t cs_utf8_maxchar(int kind)
+    int cs_utf8_decode(const uint8_t *p, int64_t n, int kind, void *out)
 
 
 ctypedef struct _seg:          # one chunk of one column
@@ -147,106 +158,21 @@ cdef Py_ssize_t _dedup(const uint8_t **ptrs, const int64_t *lens, int64_t m, uin
     return count
 
 
-cdef inline int64_t _scan(const uint8_t *p, int64_t n, uint32_t *maxchar) noexcept nogil:
-    """The number of code points of valid UTF-8 ``p[:n]`` and, in ``maxchar``, the bound
-    of its widest (127, 255, 0xFFFF or 0x10FFFF: the same as for the exact widest, so
-    ``PyUnicode_New`` picks the canonical form); -1 if the bytes are not valid UTF-8."""
-    cdef int64_t i = 0, count = 0
-    cdef uint8_t b, lo, hi
-    cdef uint32_t top = 127
-    while i < n:
-        b = p[i]
-        if b < 0x80:
-            i += 1
-        elif b < 0xC2:
-            return -1
-        elif b < 0xE0:
-            if i + 1 >= n or (p[i + 1] & 0xC0) != 0x80:
-                return -1
-            if b >= 0xC4:
-                top = 0xFFFF if top < 0xFFFF else top
-            elif top < 255:
-                top = 255
-            i += 2
-        elif b < 0xF0:
-            lo = 0xA0 if b == 0xE0 else 0x80
-            hi = 0x9F if b == 0xED else 0xBF
-            if i + 2 >= n or not lo <= p[i + 1] <= hi or (p[i + 2] & 0xC0) != 0x80:
-                return -1
-            top = 0xFFFF if top < 0xFFFF else top
-            i += 3
-        elif b < 0xF5:
-            lo = 0x90 if b == 0xF0 else 0x80
-            hi = 0x8F if b == 0xF4 else 0xBF
-            if i + 3 >= n or not lo <= p[i + 1] <= hi or (p[i + 2] & 0xC0) != 0x80 or (p[i + 3] & 0xC0) != 0x80:
-                return -1
-            top = 0x10FFFF
-            i += 4
-        else:
-            return -1
-        count += 1
-    maxchar[0] = top
-    return count
-
-
 cdef object _text(const uint8_t *p, int64_t n):
-    """The ``str`` of the UTF-8 bytes ``p[:n]``, made at its final size and width in one
-    pass (invalid UTF-8: Python's decoder raises its UnicodeDecodeError)."""
-    cdef uint32_t top = 127
-    cdef int64_t count = _scan(p, n, &top)
-    if count < 0:
-        return PyUnicode_DecodeUTF8(<const char *>p, n, "strict")
+    """The ``str`` of the UTF-8 bytes ``p[:n]``, made at its final size and width
+    (invalid UTF-8: Python's decoder raises its UnicodeDecodeError)."""
+    cdef int kind
+    cdef int64_t count = cs_utf8_measure(p, n, &kind)
+    if n == 0:
+        return ""
     if count == n:   # ASCII
-        if n == 0:
-            return ""
         out = PyUnicode_New(n, 127)
         memcpy(PyUnicode_DATA(out), p, <size_t>n)
         return out
-    out = PyUnicode_New(count, top)
-    if top == 255:
-        _decode1(p, n, <uint8_t *>PyUnicode_DATA(out))
-    elif top == 0xFFFF:
-        _decode2(p, n, <uint16_t *>PyUnicode_DATA(out))
-    else:
-        _decode4(p, n, <uint32_t *>PyUnicode_DATA(out))
+    out = PyUnicode_New(count, cs_utf8_maxchar(kind))
+    if cs_utf8_decode(p, n, kind, PyUnicode_DATA(out)) != 0:
+        return PyUnicode_DecodeUTF8(<const char *>p, n, "strict")
     return out
-
-
-cdef inline uint32_t _next(const uint8_t *p, int64_t *i) noexcept nogil:
-    """The code point at ``p[i[0]]`` of valid UTF-8; ``i[0]`` moves past it."""
-    cdef uint8_t b = p[i[0]]
-    if b < 0x80:
-        i[0] += 1
-        return b
-    if b < 0xE0:
-        i[0] += 2
-        return ((b & 0x1F) << 6) | (p[i[0] - 1] & 0x3F)
-    if b < 0xF0:
-        i[0] += 3
-        return ((b & 0x0F) << 12) | ((p[i[0] - 2] & 0x3F) << 6) | (p[i[0] - 1] & 0x3F)
-    i[0] += 4
-    return ((b & 0x07) << 18) | ((p[i[0] - 3] & 0x3F) << 12) | ((p[i[0] - 2] & 0x3F) << 6) | (p[i[0] - 1] & 0x3F)
-
-
-cdef void _decode1(const uint8_t *p, int64_t n, uint8_t *out) noexcept nogil:
-    cdef int64_t i = 0, j = 0
-    while i < n:
-        out[j] = <uint8_t>_next(p, &i)
-        j += 1
-
-
-cdef void _decode2(const uint8_t *p, int64_t n, uint16_t *out) noexcept nogil:
-    cdef int64_t i = 0, j = 0
-    while i < n:
-        out[j] = <uint16_t>_next(p, &i)
-        j += 1
-
-
-cdef void _decode4(const uint8_t *p, int64_t n, uint32_t *out) noexcept nogil:
-    cdef int64_t i = 0, j = 0
-    while i < n:
-        out[j] = _next(p, &i)
-        j += 1
 
 
 cdef class BlankColumns:
@@ -366,22 +292,41 @@ cdef class BlankColumns:
             free(part)
             free(plens)
 
+    cdef int _rows(self, Py_ssize_t index, int64_t start, int64_t m, const uint8_t **ptrs, int64_t *lens,
+                   uint8_t **joined) except -1:
+        """``ptrs[i]``, ``lens[i]``: the bytes of blank ``index`` of row ``start + i`` for
+        ``i < m``, or with ``index`` -1 of the blanks joined, copied row by row into one
+        new buffer (``joined[0]``: the caller frees it)."""
+        cdef int64_t i
+        if index >= 0:
+            with nogil:
+                _pick(&self._cols[index], start, m, ptrs, lens)
+        elif self._k == 0:
+            for i in range(m):
+                ptrs[i] = _EMPTY
+                lens[i] = 0
+        else:
+            joined[0] = self._pack(start, m, ptrs, lens, False)
+        return 0
+
     def texts(self, key, Py_ssize_t start, Py_ssize_t stop):
         """The one text of each row of ``start:stop`` that a rule reads, deduplicated:
         blank ``key`` (an int, negative from the end) or, for ``"*"``, the blanks
-        joined. Returns ``(distinct, inverse, missing)``: the distinct texts (``str``)
-        in first-occurrence order, each row's position among them (an intp array), and
-        a bool mask of the rows without blank ``key`` (their text is ``""``), or
-        ``None`` when every row has it."""
+        joined. Returns ``(distinct, inverse, missing)``: the distinct texts (a
+        :class:`~coscore._fast.texts.Texts`) in first-occurrence order, each row's
+        position among them (an intp array), and a bool mask of the rows without blank
+        ``key`` (their text is ``""``), or ``None`` when every row has it."""
         self._range(start, stop)
-        cdef int64_t m = stop - start, total = 0, i
-        cdef Py_ssize_t index, c, k = self._k
+        cdef int64_t m = stop - start, zero = 0
+        cdef Py_ssize_t index, k = self._k
         cdef const uint8_t **ptrs = NULL
         cdef int64_t *lens = NULL
         cdef uint8_t *joined = NULL
+        cdef void *owned
+        cdef int64_t[::1] firsts
         inverse = np.zeros(m, dtype=np.intp)
         if m == 0:
-            return [], inverse, None
+            return texts_from_utf8(NULL, NULL, NULL, 0, None, NULL), inverse, None
         if isinstance(key, str):
             if key != "*":
                 raise ValueError(f"a text key is an int or '*', not {key!r}")
@@ -391,23 +336,16 @@ cdef class BlankColumns:
             if index < 0:
                 index += k
             if not 0 <= index < k:   # no row has that blank
-                return [""], inverse, np.ones(m, dtype=bool)
+                return texts_from_utf8(&_EMPTY, &zero, NULL, 1, None, NULL), inverse, np.ones(m, dtype=bool)
         try:
             ptrs = <const uint8_t **>malloc(m * sizeof(uint8_t *))
             lens = <int64_t *>malloc(m * sizeof(int64_t))
             if ptrs == NULL or lens == NULL:
                 raise MemoryError()
-            if index >= 0:
-                with nogil:
-                    _pick(&self._cols[index], start, m, ptrs, lens)
-            elif k == 0:
-                for i in range(m):
-                    ptrs[i] = _EMPTY
-                    lens[i] = 0
-            else:   # the blanks joined: copied, row by row, into one buffer
-                joined = self._pack(start, m, ptrs, lens, False)
-            distinct = _distinct(ptrs, lens, m, inverse)
-            return distinct, inverse, None
+            self._rows(index, start, m, ptrs, lens, &joined)
+            firsts = _first_rows(ptrs, lens, m, inverse)
+            owned, joined = joined, NULL   # the texts own the joined bytes from here on
+            return texts_from_utf8(ptrs, lens, &firsts[0], firsts.shape[0], self, owned), inverse, None
         finally:
             free(ptrs)
             free(lens)
@@ -424,34 +362,38 @@ cdef class BlankColumns:
         cdef int64_t *lens = NULL
         cdef uint8_t *packed = NULL
         cdef const uint8_t *p
+        cdef int64_t[::1] firsts
         cdef list out
         cdef tuple answer
-        if k == 1:
-            distinct, inverse, _ = self.texts(0, start, stop)
-            return distinct, inverse
         inverse = np.zeros(m, dtype=np.intp)
         if m == 0:
             return [], inverse
-        try:   # each row packed as (length, bytes) per blank: equal packs, equal answers
+        try:
             ptrs = <const uint8_t **>malloc(m * sizeof(uint8_t *))
             lens = <int64_t *>malloc(m * sizeof(int64_t))
             if ptrs == NULL or lens == NULL:
                 raise MemoryError()
-            packed = self._pack(start, m, ptrs, lens, True)
+            if k == 1:   # each answer is its one blank's text
+                self._rows(0, start, m, ptrs, lens, NULL)
+            else:   # each row packed as (length, bytes) per blank: equal packs, equal answers
+                packed = self._pack(start, m, ptrs, lens, True)
             firsts = _first_rows(ptrs, lens, m, inverse)
-            nd = len(firsts)
+            nd = firsts.shape[0]
             out = PyList_New(nd)
             for d in range(nd):
-                p = ptrs[<int64_t>firsts[d]]
-                answer = PyTuple_New(k)
-                for c in range(k):
-                    memcpy(&n, p, 8)
-                    item = _text(p + 8, n)
-                    Py_INCREF(item)
-                    PyTuple_SET_ITEM(answer, c, item)
-                    p += 8 + n
-                Py_INCREF(answer)
-                PyList_SET_ITEM(out, d, answer)
+                p = ptrs[firsts[d]]
+                if k == 1:
+                    item = _text(p, lens[firsts[d]])
+                else:
+                    item = answer = PyTuple_New(k)
+                    for c in range(k):
+                        memcpy(&n, p, 8)
+                        blank = _text(p + 8, n)
+                        Py_INCREF(blank)
+                        PyTuple_SET_ITEM(answer, c, blank)
+                        p += 8 + n
+                Py_INCREF(item)
+                PyList_SET_ITEM(out, d, item)
             return out, inverse
         finally:
             free(ptrs)
@@ -504,17 +446,3 @@ cdef object _first_rows(const uint8_t **ptrs, const int64_t *lens, int64_t m, ob
     finally:
         free(table)
         free(first)
-
-
-cdef list _distinct(const uint8_t **ptrs, const int64_t *lens, int64_t m, object inverse):
-    """The distinct byte strings of m rows decoded to ``str``, first occurrences first."""
-    cdef int64_t[::1] firsts = _first_rows(ptrs, lens, m, inverse)
-    cdef Py_ssize_t d, nd = firsts.shape[0]
-    cdef int64_t i
-    cdef list out = PyList_New(nd)
-    for d in range(nd):
-        i = firsts[d]
-        item = _text(ptrs[i], lens[i])
-        Py_INCREF(item)
-        PyList_SET_ITEM(out, d, item)
-    return out

@@ -16,6 +16,8 @@ from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
+from coscore._fast.texts cimport Texts
+
 import os
 
 import numpy as np
@@ -318,9 +320,11 @@ cdef tuple _dedup(list source, PyObject **items, Py_ssize_t n, bint answers, ind
 
 def total_length(strings) -> int:
     """The sum of the lengths of ``strings`` (a list; exact ``str`` items are read
-    without a Python call each, anything else by ``len``)."""
+    without a Python call each, anything else by ``len``; or a Texts)."""
     cdef Py_ssize_t total = 0, i, n
     cdef PyObject *o
+    if isinstance(strings, Texts):
+        return (<Texts>strings).total_length
     if type(strings) is not list:
         return sum(map(len, strings))
     n = PyList_GET_SIZE(strings)

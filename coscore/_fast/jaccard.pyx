@@ -21,8 +21,8 @@ import threading
 import numpy as np
 
 from coscore._fast._texts cimport (
-    CS_UNICODE_READY, PySequence_Fast_GET_SIZE, PyUnicode_DATA, PyUnicode_GET_LENGTH,
-    PyUnicode_KIND, _STACK, _alphabet_map, _as_seq, _scratch, _text, _texts, cs_cpmap,
+    CS_UNICODE_READY, PyUnicode_DATA, PyUnicode_GET_LENGTH,
+    PyUnicode_KIND, _STACK, _alphabet_map, _as_seq, _scratch, _size, _text, _texts, cs_cpmap,
     cs_prefetch_ahead, cs_text,
 )
 
@@ -279,7 +279,7 @@ cdef class JaccardScorer:
     def best_many(self, strings):
         """best() of every string, as a float64 numpy array."""
         cdef object seq = _as_seq(strings)
-        cdef Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), i
+        cdef Py_ssize_t n = _size(seq), i
         cdef cs_text *texts = NULL
         cdef unsigned char *mem = NULL
         cdef unsigned char *sc

@@ -12,7 +12,7 @@ from libc.stdlib cimport malloc, free
 import numpy as np
 
 from coscore._fast._texts cimport (
-    _STACK, PySequence_Fast_GET_SIZE, _alphabet_map, _as_seq, _scratch, _text, _texts, cs_cpmap,
+    _STACK, _alphabet_map, _as_seq, _scratch, _size, _text, _texts, cs_cpmap,
     cs_prefetch_ahead, cs_text,
 )
 
@@ -148,7 +148,7 @@ cdef class LcsScorer:
     def best_many(self, strings):
         """best() of every string, as a float64 numpy array."""
         cdef object seq = _as_seq(strings)
-        cdef Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), i
+        cdef Py_ssize_t n = _size(seq), i
         cdef cs_text *texts = NULL
         cdef unsigned char *mem = NULL
         cdef unsigned char *st

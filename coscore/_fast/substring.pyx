@@ -26,7 +26,7 @@ from cpython.object cimport PyObject
 from coscore._fast.substring_py import checked_groups
 
 from coscore._fast._texts cimport (
-    PySequence_Fast_GET_SIZE, PySequence_Fast_ITEMS, _alphabet_map, _as_seq, _text, _texts,
+    PySequence_Fast_ITEMS, _alphabet_map, _as_seq, _size, _text, _texts,
     cs_cpmap, cs_prefetch_ahead, cs_text,
 )
 
@@ -437,7 +437,7 @@ cdef class SubstringScanner:
     def count_many(self, strings):
         """count() of every string, as an int64 numpy array."""
         cdef object seq = _as_seq(strings)
-        cdef Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), i
+        cdef Py_ssize_t n = _size(seq), i
         cdef cs_text *texts = NULL
         cdef unsigned char *hit = NULL
         if self.has_tails:
@@ -472,7 +472,7 @@ cdef class SubstringScanner:
         ``parts`` are the numbers of groups of the runs, in order (they add up to all
         the groups). Returns an int64 array of shape ``(len(parts), len(strings))``."""
         cdef object seq = _as_seq(strings)
-        cdef Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), i, longest = 0, k = len(parts)
+        cdef Py_ssize_t n = _size(seq), i, longest = 0, k = len(parts)
         cdef cs_text *texts = NULL
         cdef unsigned char *hit = NULL
         cdef uint32_t *buf = NULL
