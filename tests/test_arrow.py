@@ -1,7 +1,10 @@
 """The Arrow entry of ``score_many``: blank columns read from their UTF-8 buffers
 (:class:`coscore._fast.BlankColumns`, compiled and pure Python) score exactly as the
 same answers given as Python lists, for text of every UTF-8 width, empty strings and
-nulls, chunked and sliced arrays, ``large_string``, dictionary and ``string_view``."""
+nulls, chunked and sliced arrays, ``large_string``, dictionary and ``string_view``;
+through every atom kind (the compiled reader hands the kernels a ``Texts``, and ``str``
+to whatever else reads the text), within the answer budgets, and invalid UTF-8 raises
+Python's own error."""
 from __future__ import annotations
 
 import json
@@ -15,6 +18,7 @@ from hypothesis import strategies as st
 
 import coscore
 from coscore._fast import modules
+from coscore.limits import Limits
 from conftest import DEMO
 
 #: Characters of every UTF-8 width: ASCII, Latin-1 (2 bytes), CJK (3), astral (4).
@@ -40,6 +44,17 @@ RULES = {
     "both": {"atoms": {"0": {"type": "SM", "desc": "a"}, "1": {"type": "SM", "desc": "中"}},
              "combos": {"A": {"combo": "G(0,T(0)) and G(1,T(1))", "score": 4, "mode": "logic"},
                         "B": {"combo": "L(0)/L(1)", "score": 1, "mode": "value"}}, "comboMode": "ADD"},
+    # every atom kind on one text, the SM ones scanned together (only kernels read the text)
+    "kernels": {"atoms": {"0": {"type": "SM", "desc": "车道|道,a!b,~é"}, "1": {"type": "SM", "desc": "中,🎉"},
+                          "2": {"type": "OP", "desc": "0.1:中文🎉,a b,éü"}, "3": {"type": "CS", "desc": "0:ab中,道"}},
+                "combos": {"A": {"combo": "M(0,T('*'))+M(1,T('*'))", "score": 1, "mode": "value"},
+                           "B": {"combo": "M(2,T('*'))*M(3,T('*'))", "score": 3, "mode": "value"}}, "comboMode": "ADD"},
+    # the text read as a str too: an EM atom, a comparison, a join, a measure
+    "exact": {"atoms": {"0": {"type": "EM", "desc": "车道,a b,"}, "1": {"type": "SM", "desc": "道"}},
+              "combos": {"A": {"combo": "G(0,T(0)) + G(1,T(0))", "score": 2, "mode": "value"}}, "comboMode": "ADD"},
+    "strings": {"atoms": {"0": {"type": "SM", "desc": "中中,a"}},
+                "combos": {"A": {"combo": "M(0,T(0)+T(0)) + (T(0) == 'a b') + S(0)", "score": 1, "mode": "value"}},
+                "comboMode": "ADD"},
 }
 COMPILED = {name: coscore.compile(source) for name, source in RULES.items()}
 COMPILED.update({path.name.removesuffix(".rule.json"): coscore.compile(json.loads(path.read_text(encoding="utf-8")))
@@ -121,6 +136,8 @@ def test_blank_columns_pick_and_deduplicate_every_text(implementation, data, key
         rows, missing = [""] * (stop - start), [True] * (stop - start) or None
     distinct, inverse, lacking = table.texts(key, start, stop)
     assert [distinct[i] for i in inverse] == rows
+    assert len(distinct) == len(list(distinct))
+    distinct = list(distinct)   # a Texts (compiled) or a list (pure Python) of str
     for text in distinct:   # each str in Python's own (narrowest) form: a concatenation keeps the form
         again = text.encode().decode()
         assert sys.getsizeof(text + text) == sys.getsizeof(again + again)
@@ -141,7 +158,7 @@ def test_the_two_implementations_agree_on_order():
     for key in (0, 1, -1, "*", 3):
         found = [t.texts(key, 1, 7) for t in results]
         for distinct, inverse, missing in found[1:]:
-            assert distinct == found[0][0]
+            assert list(distinct) == list(found[0][0])
             assert inverse.tolist() == found[0][1].tolist()
             assert (missing is None) == (found[0][2] is None)
     answers = [t.answers(0, 7) for t in results]
@@ -187,3 +204,72 @@ def test_many_rows_and_repeats_score_as_lists():
         rule = COMPILED[name]
         want = rule.score_many(list(zip(values, second)))
         _same(rule.score_many(columns, jobs=2), want)
+
+
+def test_only_rules_that_read_text_outside_the_kernels_get_str():
+    """The Texts of the compiled reader go to the kernels as they are when only SM, OP and
+    CS atom calls read the text; an EM atom, a comparison, a join or a measure get ``str``."""
+    def kernel_texts(name):
+        return COMPILED[name]._plan.columnar.kernel_texts
+
+    assert all(kernel_texts(name) for name in ("first", "last", "second", "kernels", "lab-tools", "lane-change"))
+    assert not any(kernel_texts(name) for name in ("joined", "both", "exact", "strings"))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(blank_columns(max_width=2), st.sampled_from(["kernels", "exact", "strings", "first", "joined"]),
+       st.sampled_from([{"max_work": 40}, {"max_work": 400}, {"max_built_chars": 12}, {"max_atom_calls": 2}]))
+def test_arrow_columns_keep_the_answer_budgets_as_lists(data, name, budget):
+    values, columns = data
+    rule = coscore.compile(RULES[name], limits=Limits(**budget))
+    _same(rule.score_many(columns, chunk_size=5), rule.score_many(_lists(values), chunk_size=5))
+
+
+def _utf8_array(cells: list[bytes], kind: pa.DataType) -> pa.Array:
+    """A string array of the bytes as they are (Arrow checks no UTF-8 here)."""
+    offsets = np.cumsum([0, *map(len, cells)], dtype=np.int64 if kind == pa.large_string() else np.int32)
+    return pa.Array.from_buffers(kind, len(cells), [None, pa.py_buffer(offsets.tobytes()), pa.py_buffer(b"".join(cells))])
+
+
+#: bytes that are often almost UTF-8: valid sequences, cut, with a byte changed, or any bytes
+UTF8ISH = st.one_of(
+    st.binary(max_size=12),
+    st.text(st.sampled_from(WIDTHS + ["\x7f", "\x80", "\u07ff", "\u0800", "\ud7ff", "\ue000", "\uffff",
+                                      "\U00010000"]), max_size=6).map(lambda t: t.encode()),
+    st.tuples(st.text(st.sampled_from(WIDTHS), min_size=1, max_size=6), st.integers(0, 40), st.integers(0, 255))
+    .map(lambda c: (lambda b: b[: c[1] % (len(b) + 1)] + bytes([c[2]]) + b[c[1] % (len(b) + 1) + 1:])(c[0].encode())),
+    st.sampled_from([b"\xc0\x80", b"\xc1\xbf", b"\xe0\x9f\xbf", b"\xed\xa0\x80", b"\xed\xbf\xbf", b"\xf0\x8f\xbf\xbf",
+                     b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80", b"\xff", b"\xe4\xb8", b"\xf0\x9f\x8e", b"a\x80b"]),
+)
+
+
+def _decoded(cells: list[bytes]):
+    """What Python's decoder makes of the cells: their str, or the first error (repr)."""
+    try:
+        return [c.decode("utf-8") for c in cells]
+    except UnicodeDecodeError as exc:
+        return repr(exc)
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(cells=st.lists(UTF8ISH, min_size=1, max_size=4), large=st.booleans())
+def test_utf8_is_read_as_python_reads_it(implementation, cells, large):
+    """Valid UTF-8 gives Python's ``str`` of it (its narrowest form); invalid UTF-8 raises
+    the ``UnicodeDecodeError`` Python raises for the first cell that has it."""
+    column = _utf8_array(cells, pa.large_string() if large else pa.string())
+    reader = modules(implementation)["arrow"].BlankColumns   # the twin decodes as it is made
+    want = _decoded(list(dict.fromkeys(cells)))
+    for read in (lambda: list(reader([column]).texts(0, 0, len(cells))[0]),
+                 lambda: reader([column]).answers(0, len(cells))[0]):
+        try:
+            got = read()
+        except UnicodeDecodeError as exc:
+            got = repr(exc)
+        assert got == want
+        if isinstance(got, list):
+            assert [sys.getsizeof(t) for t in got] == [sys.getsizeof(t.encode().decode()) for t in want]
+    if isinstance(want, str):
+        with pytest.raises(UnicodeDecodeError):
+            coscore.compile(RULES["kernels"]).score_many([column])

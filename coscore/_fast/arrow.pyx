@@ -35,7 +35,7 @@ cdef extern from "Python.h":
     void *PyUnicode_DATA(object)
 
 cdef extern from "src/utf8.h" nogil:
-    int64_t cs_utf8_measure(const uint8_t *p, int64_t n, int *kind)
+    int64_t cs_utf8_measure(const uint8_t *p, int64_t n, int *kind, int *ascii)
     uint32_t cs_utf8_maxchar(int kind)
     int cs_utf8_decode(const uint8_t *p, int64_t n, int kind, void *out)
 
@@ -161,11 +161,11 @@ cdef Py_ssize_t _dedup(const uint8_t **ptrs, const int64_t *lens, int64_t m, uin
 cdef object _text(const uint8_t *p, int64_t n):
     """The ``str`` of the UTF-8 bytes ``p[:n]``, made at its final size and width
     (invalid UTF-8: Python's decoder raises its UnicodeDecodeError)."""
-    cdef int kind
-    cdef int64_t count = cs_utf8_measure(p, n, &kind)
+    cdef int kind, ascii
+    cdef int64_t count = cs_utf8_measure(p, n, &kind, &ascii)
     if n == 0:
         return ""
-    if count == n:   # ASCII
+    if ascii:
         out = PyUnicode_New(n, 127)
         memcpy(PyUnicode_DATA(out), p, <size_t>n)
         return out

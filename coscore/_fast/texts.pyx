@@ -29,7 +29,7 @@ cdef extern from "Python.h":
     object PyUnicode_DecodeUTF8(const char *s, Py_ssize_t size, const char *errors)
 
 cdef extern from "src/utf8.h" nogil:
-    int64_t cs_utf8_measure(const uint8_t *p, int64_t n, int *kind)
+    int64_t cs_utf8_measure(const uint8_t *p, int64_t n, int *kind, int *ascii)
     int cs_utf8_decode(const uint8_t *p, int64_t n, int kind, void *out)
 
 
@@ -113,12 +113,12 @@ cdef int64_t _measure(const uint8_t **ptrs, const int64_t *lens, const int64_t *
     bytes are its code points); return the arena bytes the others need."""
     cdef Py_ssize_t d
     cdef int64_t row, count, arena = 0
-    cdef int kind
+    cdef int kind, ascii
     for d in range(n):
         row = rows[d] if rows != NULL else d
-        count = cs_utf8_measure(ptrs[row], lens[row], &kind)
+        count = cs_utf8_measure(ptrs[row], lens[row], &kind, &ascii)
         items[d].n = count
-        if count == lens[row]:   # ASCII: read in place
+        if ascii:   # read in place
             items[d].kind = 1
             items[d].data = ptrs[row]
         else:

@@ -26,15 +26,16 @@ CS_INLINE cs_classes cs_classify(uint64_t w)
     return c;
 }
 
-int64_t cs_utf8_measure(const uint8_t *p, int64_t n, int *kind)
+int64_t cs_utf8_measure(const uint8_t *p, int64_t n, int *kind, int *ascii)
 {
     int64_t i = 0, cont = 0;
-    uint64_t wide = 0, astral = 0, w;
+    uint64_t high = 0, wide = 0, astral = 0, w;
     cs_classes c;
     for (; i + 8 <= n; i += 8) {
         memcpy(&w, p + i, 8);
         if (CS_LIKELY(!(w & CS_HIGH)))
             continue;
+        high = 1;
         c = cs_classify(w);
         cont += cs_popcount64(c.cont);
         wide |= c.wide;
@@ -43,12 +44,14 @@ int64_t cs_utf8_measure(const uint8_t *p, int64_t n, int *kind)
     if (i < n) {   /* the tail, zero-padded: a zero byte is ASCII */
         w = 0;
         memcpy(&w, p + i, (size_t)(n - i));
+        high |= w & CS_HIGH;
         c = cs_classify(w);
         cont += cs_popcount64(c.cont);
         wide |= c.wide;
         astral |= c.astral;
     }
     *kind = astral ? 4 : (wide ? 2 : 1);
+    *ascii = !high;
     return n - cont;
 }
 

@@ -14,9 +14,9 @@
 
 /* The number of code points of p[0:n] and, in *kind, the kind of a str of it
  * -- if the bytes are valid UTF-8 (else both are only bounds that keep
- * cs_utf8_decode within its buffer). count == n exactly when every byte is
- * ASCII (then the bytes are valid, and are the kind 1 code points). */
-int64_t cs_utf8_measure(const uint8_t *p, int64_t n, int *kind);
+ * cs_utf8_decode within its buffer). *ascii is set when every byte is ASCII:
+ * then the bytes are valid, and are the kind 1 code points. */
+int64_t cs_utf8_measure(const uint8_t *p, int64_t n, int *kind, int *ascii);
 
 /* The maxchar PyUnicode_New takes for a str of `kind` that is not all ASCII. */
 static inline uint32_t cs_utf8_maxchar(int kind)
