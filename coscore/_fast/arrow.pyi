@@ -1,5 +1,6 @@
-"""Blank columns held as Arrow strings, read in C (compiled; twin: arrow_py)."""
-from typing import Any, Optional, Union
+"""Blank columns held as Arrow strings, read in C (compiled; twin: arrow_py). ``texts``
+gives a :class:`coscore._fast.texts.Texts` here, a list of ``str`` in the twin."""
+from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -11,6 +12,6 @@ class BlankColumns:
     def n_columns(self) -> int: ...
     def texts(
         self, key: Union[int, str], start: int, stop: int
-    ) -> tuple[list[str], npt.NDArray[np.intp], Optional[npt.NDArray[np.bool_]]]: ...
+    ) -> tuple[Sequence[str], npt.NDArray[np.intp], Optional[npt.NDArray[np.bool_]]]: ...
     def answers(self, start: int, stop: int) -> tuple[list[Union[str, tuple[str, ...]]], npt.NDArray[np.intp]]: ...
     def answer(self, row: int) -> Union[str, tuple[str, ...]]: ...

@@ -1,8 +1,11 @@
 """Blank columns held as Arrow strings, in pure Python: the twin of the compiled
 :mod:`coscore._fast.arrow` (same names, same results, distinct texts in the same order).
 
-The columns are converted to Python lists once (nulls as ``""``) and deduplicated with a
-dict; equal texts are equal ``str``, as they are equal UTF-8 bytes in the compiled form.
+The columns are converted to Python lists once (nulls as ``""``; invalid UTF-8 raises
+Python's ``UnicodeDecodeError`` then) and deduplicated with a dict; equal texts are equal
+``str``, as they are equal UTF-8 bytes in the compiled form. :meth:`BlankColumns.texts`
+gives the distinct texts as a list of ``str`` where the compiled form gives a ``Texts``
+(there is no pure-Python ``Texts``: the twin kernels read any sequence of ``str``).
 """
 from __future__ import annotations
 

@@ -4,6 +4,11 @@
 
 #include "compiler.h"
 
+#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+#  include <emmintrin.h>
+#  define CS_UTF8_SSE2 1
+#endif
+
 #define CS_HIGH 0x8080808080808080ULL   /* bit 7 of each byte */
 #define CS_MID 0x3C3C3C3C3C3C3C3CULL    /* bits 2..5 of each byte */
 #define CS_LOW7 0x7F7F7F7F7F7F7F7FULL
@@ -31,6 +36,25 @@ int64_t cs_utf8_measure(const uint8_t *p, int64_t n, int *kind, int *ascii)
     int64_t i = 0, cont = 0;
     uint64_t high = 0, wide = 0, astral = 0, w;
     cs_classes c;
+#ifdef CS_UTF8_SSE2
+    {   /* sixteen bytes at a time: the same classes, one bit per byte */
+        const __m128i cont_top = _mm_set1_epi8((char)0xC0), c4 = _mm_set1_epi8((char)0xC4),
+                      f0 = _mm_set1_epi8((char)0xF0);
+        int wide16 = 0, astral16 = 0;
+        for (; i + 16 <= n; i += 16) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(p + i));
+            if (CS_LIKELY(!_mm_movemask_epi8(x)))
+                continue;
+            high = 1;
+            /* 80..BF are the signed bytes below (signed char)0xC0 */
+            cont += cs_popcount64((uint64_t)_mm_movemask_epi8(_mm_cmplt_epi8(x, cont_top)));
+            wide16 |= _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(x, c4), x));
+            astral16 |= _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(x, f0), x));
+        }
+        wide = (uint64_t)wide16;
+        astral = (uint64_t)astral16;
+    }
+#endif
     for (; i + 8 <= n; i += 8) {
         memcpy(&w, p + i, 8);
         if (CS_LIKELY(!(w & CS_HIGH)))
@@ -42,8 +66,10 @@ int64_t cs_utf8_measure(const uint8_t *p, int64_t n, int *kind, int *ascii)
         astral |= c.astral;
     }
     if (i < n) {   /* the tail, zero-padded: a zero byte is ASCII */
+        int k;
         w = 0;
-        memcpy(&w, p + i, (size_t)(n - i));
+        for (k = 0; k < n - i; k++)
+            w |= (uint64_t)p[i + k] << (8 * k);
         high |= w & CS_HIGH;
         c = cs_classify(w);
         cont += cs_popcount64(c.cont);
