@@ -2,10 +2,12 @@
 
 :func:`score_columns` scores Arrow string columns without making a Python object per
 row: each chunk of rows is read from the arrays' UTF-8 buffers in C, the text the rule
-reads is picked and deduplicated on its bytes, and only the *distinct* texts become
-``str`` for the kernels (:class:`coscore._fast.BlankColumns`). One-blank answers are
-their text, several blanks a tuple; a null cell is the empty blank ``""``. The results
-equal, bit for bit, those of the same answers given as Python lists.
+reads is picked and deduplicated on its bytes, and the *distinct* texts go to the
+kernels decoded in C, as a ``Texts`` (:class:`coscore._fast.BlankColumns`; the engine
+makes their ``str`` only for a rule that reads the text otherwise, see
+:attr:`coscore.engine.ColumnarPlan.kernel_texts`). One-blank answers are their text,
+several blanks a tuple; a null cell is the empty blank ``""``. The results equal, bit for
+bit, those of the same answers given as Python lists (docs/columns.md).
 
 :func:`answers_from_columns` turns columns into those Python answers (for front ends that
 need them one by one).

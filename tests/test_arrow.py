@@ -8,7 +8,9 @@ Python's own error."""
 from __future__ import annotations
 
 import json
+import re
 import sys
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -273,3 +275,12 @@ def test_utf8_is_read_as_python_reads_it(implementation, cells, large):
     if isinstance(want, str):
         with pytest.raises(UnicodeDecodeError):
             coscore.compile(RULES["kernels"]).score_many([column])
+
+
+def test_the_columns_page_examples_run():
+    """docs/columns.md's Python examples run as written."""
+    page = (Path(__file__).resolve().parent.parent / "docs" / "columns.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", page, re.S)
+    assert blocks
+    for block in blocks:
+        exec(compile(block, "docs/columns.md", "exec"), {})  # noqa: S102 - the project's own docs

@@ -5,7 +5,9 @@
 - :class:`SubstringScanner` -- SM: ordered option walk
 - batch plumbing: :func:`check_answers`, :func:`blank_column`, :func:`joined_column`,
   :func:`distinct_texts`, :func:`dedup_strings`, :func:`dedup_answers`, :func:`tune_malloc`
-- :class:`BlankColumns` -- blank columns as Arrow strings, deduplicated on their UTF-8 bytes
+- :class:`BlankColumns` -- blank columns as Arrow strings, deduplicated on their UTF-8 bytes;
+  the compiled form gives the distinct texts as a ``Texts`` (module ``texts``: the texts
+  decoded in C, which the compiled kernels read as they read a list of ``str``)
 
 The compiled modules (``lcs``, ``jaccard``, ``substring``, ``batch``, ``arrow``: Cython and C, working
 on the code points of ``str`` objects and releasing the GIL in their loops) each have a
