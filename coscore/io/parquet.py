@@ -74,10 +74,18 @@ class ParquetReader:
         """Nothing to close: pyarrow owns the file handle."""
 
 
+#: Rows and bytes of chunks a :class:`ParquetWriter` holds before writing them as one row
+#: group: Arrow's own row group size, or less for wide rows. A row group per chunk would
+#: make Parquet try (and give up) a dictionary for every text column of every chunk.
+ROW_GROUP_ROWS = 1 << 20
+ROW_GROUP_BYTES = 64 << 20
+
+
 class ParquetWriter:
     """Write chunks to a Parquet file. The schema is that of the first chunk (Arrow
     types are kept from Parquet input; Python values are inferred, all-null columns
-    become strings)."""
+    become strings). Consecutive chunks are written as one row group of up to
+    :data:`ROW_GROUP_ROWS` rows or :data:`ROW_GROUP_BYTES` bytes."""
 
     @staticmethod
     def check_available() -> None:
@@ -91,6 +99,9 @@ class ParquetWriter:
         self._target = target
         self._writer: Any = None
         self._schema: Any = None
+        self._held: list[Any] = []
+        self._held_rows = 0
+        self._held_bytes = 0
 
     def write(self, chunk: Chunk) -> None:
         """Append the rows of ``chunk`` as one row group (or more)."""
@@ -119,11 +130,22 @@ class ParquetWriter:
                 f"these rows do not fit one Parquet schema ({exc}); write CSV or JSON Lines instead",
                 **({chunk.unit: first} if first is not None else {}),
             ) from None
-        self._writer.write_table(table)
+        self._held.append(table)
+        self._held_rows += table.num_rows
+        self._held_bytes += table.nbytes
+        if self._held_rows >= ROW_GROUP_ROWS or self._held_bytes >= ROW_GROUP_BYTES:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Write the chunks held as one row group."""
+        if self._held_rows:
+            self._writer.write_table(self._pa.concat_tables(self._held), row_group_size=max(1, self._held_rows))
+        self._held, self._held_rows, self._held_bytes = [], 0, 0
 
     def close(self) -> None:
-        """Write the Parquet footer."""
+        """Write what is held, then the Parquet footer."""
         if self._writer is not None:
+            self._flush()
             self._writer.close()
 
 
