@@ -129,12 +129,14 @@ class DelimitedWriter:
             return
         alone = len(self._columns) == 1
         texts = []
+        plain = True  # no value quoted
         for name in self._columns:
             text = text_column(chunk.data[name], chunk.types.get(name))
             if alone or not _is_float(chunk.data[name], chunk.types.get(name)):  # numbers need no quotes
-                text = quoted(text, self._delimiter, alone)
+                given, text = text, quoted(text, self._delimiter, alone)
+                plain = plain and text is given
             texts.append(text)
-        self._stream.write(joined_lines(texts, self._delimiter))
+        self._stream.write(joined_lines(texts, self._delimiter, plain))
 
     def close(self) -> None:
         """Nothing to finish."""
