@@ -25,19 +25,31 @@ def _pyarrow() -> Any:
 
 class ParquetReader:
     """Read one Parquet file (or standard input) ``chunk_size`` rows at a time; its
-    columns stay Arrow arrays. Row numbers in messages are 1-based."""
+    columns stay Arrow arrays. Row numbers in messages are 1-based.
+
+    ``handle`` is the file already open (e.g. by fsspec, for a remote file; ``path`` then
+    only names it), ``row_groups`` the row groups to read (default all) and
+    ``first_row`` the number of the rows before them (for messages)."""
 
     unit = "row"
 
-    def __init__(self, path: str | os.PathLike[str], chunk_size: int = 65536) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], chunk_size: int = 65536, *,
+        handle: Any = None, row_groups: list[int] | None = None, first_row: int = 0,
+    ) -> None:
         pa = _pyarrow()
         self._pq = sys.modules["pyarrow.parquet"]
         self._pa = pa
         self.source = display_name(path)
         self._chunk_size = chunk_size
-        self._file = self._open(os.fspath(path))
+        self._file = self._open(os.fspath(path)) if handle is None else self._pq.ParquetFile(handle)
+        self._row_groups = row_groups
+        self._first_row = first_row
         self.columns: list[str] = list(self._file.schema_arrow.names)
-        self.total_rows: int | None = self._file.metadata.num_rows
+        meta = self._file.metadata
+        self.total_rows: int | None = (
+            meta.num_rows if row_groups is None else sum(meta.row_group(g).num_rows for g in row_groups)
+        )
         self.total_bytes: int | None = None
 
     def _open(self, name: str) -> Any:
@@ -54,10 +66,10 @@ class ParquetReader:
 
     def chunks(self) -> Iterator[Chunk]:
         """The rows, at most ``chunk_size`` at a time."""
-        row = 0
+        row = self._first_row
         yielded = False
         try:
-            for batch in self._file.iter_batches(batch_size=self._chunk_size):
+            for batch in self._file.iter_batches(batch_size=self._chunk_size, row_groups=self._row_groups):
                 n = batch.num_rows
                 data = {col: batch.column(i) for i, col in enumerate(self.columns)}
                 yield Chunk(list(self.columns), data, range(row + 1, row + n + 1), "row", self.source)
