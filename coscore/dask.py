@@ -151,6 +151,8 @@ def _errors_array(errors: list) -> pd.api.extensions.ExtensionArray:
 
 
 def _is_null(value: Any) -> bool:
+    import pandas as pd
+
     try:
         return bool(pd.isna(value))
     except (TypeError, ValueError):  # list-like cells are not null
@@ -160,8 +162,6 @@ def _is_null(value: Any) -> bool:
 def _score_partition(df: pd.DataFrame, text: str, dialect: str, blanks: list, combo_ids: list,
                      limits: coscore.Limits | None = None) -> pd.DataFrame:
     """``df`` with the result columns appended (same rows, same order, same index)."""
-    import pandas as pd
-
     rule = _worker_rule(text, dialect, limits)
     if list(rule.combo_ids) != list(combo_ids):  # cannot happen unless the versions differ
         raise RuntimeError(f"the worker compiled combos {rule.combo_ids}, expected {combo_ids}; "
