@@ -72,15 +72,15 @@ def plan(fs: Any, files: Sequence[str], source: str, piece_rows: int = PIECE_ROW
     return schema, pieces
 
 
-def _open_input(fs: Any, path: str) -> Any:
-    """``path`` of ``fs`` open for reading: a local file as an Arrow file (read without
-    the GIL), any other through fsspec."""
+def _open(fs: Any, path: str, mode: str) -> Any:
+    """``path`` of ``fs`` open in ``mode`` (``"rb"`` or ``"wb"``): a local file as an Arrow
+    file (read and written without the GIL), any other through fsspec."""
     protocol = getattr(fs, "protocol", ())
     if "file" in ((protocol,) if isinstance(protocol, str) else protocol):
         import pyarrow as pa
 
-        return pa.OSFile(path)
-    return fs.open(path, "rb")
+        return pa.OSFile(path, mode[0])
+    return fs.open(path, mode)
 
 
 def score_piece(
@@ -89,7 +89,7 @@ def score_piece(
     """Score ``piece`` with ``rule`` into the Parquet file ``out_path`` of ``out_fs``
     (replaced if it exists); what was written."""
     totals = Totals()
-    with _open_input(fs, piece.path) as handle, out_fs.open(out_path, "wb") as out:
+    with _open(fs, piece.path, "rb") as handle, _open(out_fs, out_path, "wb") as out:
         reader = ParquetReader(piece.path, chunk_size, handle=handle, row_groups=list(piece.row_groups),
                                first_row=piece.first_row)
         writer = WriteBehind(ParquetWriter(out, out_path))
