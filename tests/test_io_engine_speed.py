@@ -25,6 +25,7 @@ from coscore.io import Chunk, open_reader, open_writer
 from coscore.io import parquet as parquet_module
 from coscore.io.answers import AnswerColumns
 from coscore.io.arrays import bool_array, float_array, float_values, string_array, string_scalar
+from coscore.io.columnar_csv import ColumnarDelimitedReader
 from coscore.io.pieces import Piece, natural_order, plan, score_piece
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -210,3 +211,37 @@ def test_a_piece_of_another_schema_is_refused(tmp_path):
     with pytest.raises(ValueError, match="differ"):
         plan(fsspec.filesystem("file"), [str(tmp_path / "a.parquet"), str(tmp_path / "b.parquet")], "data")
     assert Piece("x", (), 0, 0).rows == 0
+
+
+# -- CSV on standard input ---------------------------------------------------------------------
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.tuples(st.one_of(PLAIN, SPECIAL), st.one_of(PLAIN, SPECIAL)), min_size=1, max_size=20))
+def test_csv_on_stdin_is_read_as_the_same_file(tmp_path_factory, rows):
+    import pyarrow.csv as pa_csv
+
+    folder = tmp_path_factory.mktemp("stdin")
+    path = folder / "in.csv"
+    pa_csv.write_csv(pa.table({"b1": [r[0] for r in rows], "b2": [r[1] for r in rows]}), path)
+    with open_reader(path) as reader:
+        from_file = [c.pylist(n) for c in reader.chunks() for n in reader.columns]
+    with open(path, "rb") as stream:
+        reader = ColumnarDelimitedReader.from_stream(stream, "csv", 7)
+        spool = reader._path
+        try:
+            from_stdin = [c.pylist(n) for c in reader.chunks() for n in reader.columns]
+        finally:
+            reader.close()
+    assert reader.source == "<stdin>" and not Path(spool).exists()
+    assert [v for col in from_stdin for v in col] == [v for col in from_file for v in col]
+
+
+def test_csv_errors_on_stdin_name_stdin_and_the_line(tmp_path):
+    rule = str(DEMO / "lane-change.rule.json")
+    for payload, expect in ((b'id,answer\n1,x\n2,"a\n', "<stdin>: line 3: malformed CSV"),
+                            (b"id,answer\n1,x\n2,y,z\n", "<stdin>: line 3: 3 fields, but the header has 2"),
+                            (b"", "<stdin>: line 1: the file is empty")):
+        done = subprocess.run([sys.executable, "-m", "coscore", "score", rule, "-", "--format", "csv"], input=payload,
+                              capture_output=True, cwd=ROOT, timeout=120)
+        assert done.returncode == 2 and expect in done.stderr.decode(), done.stderr

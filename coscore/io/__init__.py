@@ -106,12 +106,12 @@ def open_reader(
 
 def _open_one(path: str, fmt: str, chunk_size: int) -> Any:
     if fmt in ("csv", "tsv"):
-        if path == "-":
-            from .delimited import DelimitedReader
-
-            return DelimitedReader(path, fmt, chunk_size)
         from .columnar_csv import ColumnarDelimitedReader
 
+        if path == "-":
+            import sys
+
+            return ColumnarDelimitedReader.from_stream(sys.stdin.buffer, fmt, chunk_size)
         return ColumnarDelimitedReader(path, fmt, chunk_size)
     if fmt == "jsonl":
         from .jsonl import JsonlReader

@@ -26,11 +26,14 @@ class DelimitedReader(TextFileReader):
 
     Every value is a ``str``. A row with more or fewer fields than the header is an
     error; blank lines are skipped, except in a one-column file, where a blank line
-    is an empty value. ``columns`` is known as soon as the reader is opened.
+    is an empty value. ``columns`` is known as soon as the reader is opened. ``source``
+    names the file in messages (default: ``path``).
     """
 
-    def __init__(self, path: str | os.PathLike[str], fmt: str = "csv", chunk_size: int = 65536) -> None:
-        super().__init__(path, chunk_size)
+    def __init__(
+        self, path: str | os.PathLike[str], fmt: str = "csv", chunk_size: int = 65536, source: str | None = None
+    ) -> None:
+        super().__init__(path, chunk_size, source)
         self._reader = csv.reader(self._lines, delimiter=DELIMITERS[fmt], strict=True)
         header = self._next_record()
         if header is None:
