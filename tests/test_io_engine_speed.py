@@ -225,16 +225,18 @@ def test_csv_on_stdin_is_read_as_the_same_file(tmp_path_factory, rows):
     path = folder / "in.csv"
     pa_csv.write_csv(pa.table({"b1": [r[0] for r in rows], "b2": [r[1] for r in rows]}), path)
     with open_reader(path) as reader:
-        from_file = [c.pylist(n) for c in reader.chunks() for n in reader.columns]
+        chunks = list(reader.chunks())
+        from_file = {n: [v for c in chunks for v in c.pylist(n)] for n in reader.columns}
     with open(path, "rb") as stream:
         reader = ColumnarDelimitedReader.from_stream(stream, "csv", 7)
         spool = reader._path
         try:
-            from_stdin = [c.pylist(n) for c in reader.chunks() for n in reader.columns]
+            chunks = list(reader.chunks())
+            from_stdin = {n: [v for c in chunks for v in c.pylist(n)] for n in reader.columns}
         finally:
             reader.close()
     assert reader.source == "<stdin>" and not Path(spool).exists()
-    assert [v for col in from_stdin for v in col] == [v for col in from_file for v in col]
+    assert from_stdin == from_file
 
 
 def test_csv_errors_on_stdin_name_stdin_and_the_line(tmp_path):
