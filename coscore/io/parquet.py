@@ -90,7 +90,7 @@ class ParquetReader:
 #: group: Arrow's own row group size, or less for wide rows. A row group per chunk would
 #: make Parquet try (and give up) a dictionary for every text column of every chunk.
 ROW_GROUP_ROWS = 1 << 20
-ROW_GROUP_BYTES = 64 << 20
+ROW_GROUP_BYTES = 32 << 20
 
 
 class ParquetWriter:
