@@ -21,10 +21,6 @@ cdef class KeyScorer:
             if not isinstance(k, str):
                 raise TypeError(f"keys must be str, got {type(k).__name__}")
         self.keys = tuple(ks)
-        self.ready = False
-
-    cdef Py_ssize_t _scratch_bytes(self) noexcept nogil:
-        return 0
 
     cdef double _best(self, const cs_text *t, unsigned char *scratch) noexcept nogil:
         return 0.0
@@ -34,7 +30,7 @@ cdef class KeyScorer:
         """Read ``s`` into ``t`` and return its scratch: in ``stack`` (``_STACK`` bytes, or
         NULL) when it fits, else on the heap (``*mem``: the caller frees it)."""
         _text(s, t)
-        return _scratch(self._scratch_bytes(), stack, mem)
+        return _scratch(self.scratch_bytes, stack, mem)
 
     def __reduce__(self):
         return (type(self), (list(self.keys),))
@@ -73,7 +69,7 @@ cdef class KeyScorer:
             return out
         texts = _texts(seq)
         try:
-            sc = _scratch(self._scratch_bytes(), NULL, &mem)
+            sc = _scratch(self.scratch_bytes, NULL, &mem)
             with nogil:
                 for i in range(n):
                     cs_prefetch_ahead(texts, i, n)

@@ -15,7 +15,6 @@ answer's total).
 cimport cython
 from libc.stdint cimport uint32_t
 from libc.stdlib cimport malloc, free
-from libc.string cimport memset
 
 import threading
 
@@ -160,7 +159,6 @@ cdef class JaccardScorer(KeyScorer):
         cdef dict cnt
         cdef Py_UCS4 ch
         cdef object k
-        memset(&self.J, 0, sizeof(cs_jac))
         lower, spaces, inverse = token_tables()
         for k in ks:
             cnt = {}
@@ -185,41 +183,32 @@ cdef class JaccardScorer(KeyScorer):
                 cpmap[c] = tid
         for c in spaces:   # last: whitespace is dropped whatever its lowercase
             cpmap[c] = 1
-        try:
-            self.J.n_ids = <uint32_t>(len(alpha) + 2)
-            self.J.n_keys = nk
-            self.J.key_off = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
-            self.J.key_total = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
-            self.J.pair_id = <uint32_t *>malloc((npairs + 1) * sizeof(uint32_t))
-            self.J.pair_cnt = <Py_ssize_t *>malloc((npairs + 1) * sizeof(Py_ssize_t))
-            if (self.J.key_off == NULL or self.J.key_total == NULL
-                    or self.J.pair_id == NULL or self.J.pair_cnt == NULL):
-                raise MemoryError()
-            j = 0
-            for i in range(nk):
-                self.J.key_off[i] = j
-                self.J.key_total[i] = 0
-                for tid, n in (<dict>per_key[i]).items():
-                    self.J.pair_id[j] = <uint32_t>tid
-                    self.J.pair_cnt[j] = n
-                    self.J.key_total[i] += n
-                    j += 1
-            self.J.key_off[nk] = j
-            free(_alphabet_map(&self.J.map, cpmap))
-            if cs_jac_finish(&self.J) != 0:
-                raise MemoryError()
-            self.ready = True
-        finally:
-            if not self.ready:
-                cs_jac_free(&self.J)
+        self.J.n_ids = <uint32_t>(len(alpha) + 2)
+        self.J.n_keys = nk
+        self.J.key_off = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
+        self.J.key_total = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
+        self.J.pair_id = <uint32_t *>malloc((npairs + 1) * sizeof(uint32_t))
+        self.J.pair_cnt = <Py_ssize_t *>malloc((npairs + 1) * sizeof(Py_ssize_t))
+        if (self.J.key_off == NULL or self.J.key_total == NULL
+                or self.J.pair_id == NULL or self.J.pair_cnt == NULL):
+            raise MemoryError()
+        j = 0
+        for i in range(nk):
+            self.J.key_off[i] = j
+            self.J.key_total[i] = 0
+            for tid, n in (<dict>per_key[i]).items():
+                self.J.pair_id[j] = <uint32_t>tid
+                self.J.pair_cnt[j] = n
+                self.J.key_total[i] += n
+                j += 1
+        self.J.key_off[nk] = j
+        free(_alphabet_map(&self.J.map, cpmap))
+        if cs_jac_finish(&self.J) != 0:
+            raise MemoryError()
+        self.scratch_bytes = cs_jac_scratch_bytes(&self.J)
 
     def __dealloc__(self):
-        if self.ready:
-            cs_jac_free(&self.J)
-            self.ready = False
-
-    cdef Py_ssize_t _scratch_bytes(self) noexcept nogil:
-        return cs_jac_scratch_bytes(&self.J)
+        cs_jac_free(&self.J)   # also after a failed build: the struct starts zeroed
 
     cdef double _best(self, const cs_text *t, unsigned char *scratch) noexcept nogil:
         return cs_jac_best(&self.J, t, scratch)

@@ -76,18 +76,13 @@ cdef class LcsScorer(KeyScorer):
             free(_alphabet_map(&cmap, alpha))
             if cs_lcs_build(&self.L, &cmap, <uint32_t>len(alpha), nk, key_off, key_ids) != 0:
                 raise MemoryError()
-            self.ready = True
+            self.scratch_bytes = cs_lcs_state_bytes(&self.L)
         finally:
             free(key_off)
             free(key_ids)
 
     def __dealloc__(self):
-        if self.ready:
-            cs_lcs_free(&self.L)
-            self.ready = False
-
-    cdef Py_ssize_t _scratch_bytes(self) noexcept nogil:
-        return cs_lcs_state_bytes(&self.L)
+        cs_lcs_free(&self.L)
 
     cdef double _best(self, const cs_text *t, unsigned char *state) noexcept nogil:
         cs_lcs_run(&self.L, t, state)
