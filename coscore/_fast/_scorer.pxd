@@ -4,7 +4,7 @@
 # ``scratch_bytes``), frees them in __dealloc__ (C attributes start zeroed, so a
 # kernel's free must take a zeroed or half-built table) and runs the kernel in
 # ``_best``; best(), best_many(), len(), repr() and pickling are the base's.
-from coscore._fast._texts cimport cs_text
+from coscore._fast._texts cimport _scratch, _text, cs_text
 
 
 cdef class KeyScorer:
@@ -13,6 +13,11 @@ cdef class KeyScorer:
     # the best value over the keys for ``t``; ``scratch`` is 64-byte aligned, zeroed for the
     # first answer and then left as the previous answer left it
     cdef double _best(self, const cs_text *t, unsigned char *scratch) noexcept nogil
-    # read ``s`` into ``t``; its scratch on ``stack`` (``_STACK`` bytes, or NULL) or ``*mem``
-    cdef unsigned char *_scratch_for(self, object s, cs_text *t, unsigned char *stack,
-                                     unsigned char **mem) except NULL
+
+
+cdef inline unsigned char *_scratch_for(KeyScorer scorer, object s, cs_text *t, unsigned char *stack,
+                                        unsigned char **mem) except NULL:
+    """Read ``s`` into ``t`` and return the scorer's scratch for it: in ``stack`` (``_STACK``
+    bytes, or NULL) when it fits, else on the heap (``*mem``: the caller frees it)."""
+    _text(s, t)
+    return _scratch(scorer.scratch_bytes, stack, mem)

@@ -4,7 +4,7 @@ from libc.stdlib cimport free
 import numpy as np
 
 from coscore._fast._texts cimport (
-    _STACK, PySequence_Fast_GET_SIZE, _as_seq, _scratch, _text, _texts, cs_prefetch_ahead, cs_text,
+    _STACK, PySequence_Fast_GET_SIZE, _as_seq, _scratch, _texts, cs_prefetch_ahead, cs_text,
 )
 
 cdef enum:
@@ -25,13 +25,6 @@ cdef class KeyScorer:
     cdef double _best(self, const cs_text *t, unsigned char *scratch) noexcept nogil:
         return 0.0
 
-    cdef unsigned char *_scratch_for(self, object s, cs_text *t, unsigned char *stack,
-                                     unsigned char **mem) except NULL:
-        """Read ``s`` into ``t`` and return its scratch: in ``stack`` (``_STACK`` bytes, or
-        NULL) when it fits, else on the heap (``*mem``: the caller frees it)."""
-        _text(s, t)
-        return _scratch(self.scratch_bytes, stack, mem)
-
     def __reduce__(self):
         return (type(self), (list(self.keys),))
 
@@ -47,7 +40,7 @@ cdef class KeyScorer:
         cdef unsigned char buf[_STACK]
         cdef unsigned char *mem = NULL
         cdef double r
-        cdef unsigned char *sc = self._scratch_for(s, &t, buf, &mem)
+        cdef unsigned char *sc = _scratch_for(self, s, &t, buf, &mem)
         if t.n >= _NOGIL_MIN:
             with nogil:
                 r = self._best(&t, sc)

@@ -18,7 +18,7 @@ from libc.stdlib cimport malloc, free
 
 import threading
 
-from coscore._fast._scorer cimport KeyScorer
+from coscore._fast._scorer cimport KeyScorer, _scratch_for
 from coscore._fast._texts cimport (
     CS_UNICODE_READY, PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, _alphabet_map,
     cs_cpmap, cs_text,
@@ -222,7 +222,7 @@ cdef class JaccardScorer(KeyScorer):
         cdef Py_ssize_t *b = NULL
         cdef unsigned char *sc
         try:
-            sc = self._scratch_for(s, &t, NULL, &mem)
+            sc = _scratch_for(self, s, &t, NULL, &mem)
             a = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
             b = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
             if a == NULL or b == NULL:

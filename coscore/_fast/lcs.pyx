@@ -10,7 +10,7 @@ cimport cython
 from libc.stdint cimport uint32_t
 from libc.stdlib cimport malloc, free
 
-from coscore._fast._scorer cimport KeyScorer
+from coscore._fast._scorer cimport KeyScorer, _scratch_for
 from coscore._fast._texts cimport _alphabet_map, cs_cpmap, cs_text
 
 cdef extern from "src/bitlcs.h" nogil:
@@ -96,7 +96,7 @@ cdef class LcsScorer(KeyScorer):
         cdef Py_ssize_t *out = NULL
         cdef unsigned char *st
         try:
-            st = self._scratch_for(s, &t, NULL, &mem)
+            st = _scratch_for(self, s, &t, NULL, &mem)
             out = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
             if out == NULL:
                 raise MemoryError()
