@@ -396,8 +396,8 @@ CS_INLINE void cs_long_run(const cs_lcs *L, const uint32_t *ids, Py_ssize_t m, u
 
 /* Process one chunk of ids through every key. state: vector classes (in class
  * order, 32-byte aligned) then the long-key words. */
-CS_CLONES CS_NOINLINE void cs_lcs_chunk(const cs_lcs *L, const uint32_t *ids, Py_ssize_t m,
-                                        unsigned char *state)
+CS_CLONES_STATIC void cs_lcs_chunk(const cs_lcs *L, const uint32_t *ids, Py_ssize_t m,
+                                   unsigned char *state)
 {
 #ifdef CS_HAVE_VEC
     unsigned char *p = state;

@@ -11,7 +11,9 @@
  *   CS_HAVE_VEC               GNU C vector extensions (32-byte vectors) are
  *                             available; -DCOSCORE_NO_VEC keeps the scalar paths only
  *   CS_CLONES                 an AVX2 clone of a hot function, chosen at load time
- *                             (glibc ifunc, GCC and Clang >= 14; empty elsewhere)
+ *                             (glibc ifunc, GCC; empty elsewhere)
+ *   CS_CLONES_STATIC          the same for a static function kept out of line
+ *                             (CS_NOINLINE where there are no clones)
  *   CS_PREFETCH(p)            a read prefetch hint (no-op where unknown)
  *   cs_ctz32(x)               index of the lowest set bit of x != 0
  *   cs_popcount64(x)          set bits of x
@@ -64,13 +66,17 @@
 #  define CS_PREFETCH(p) ((void)(p))
 #endif
 
-/* An AVX2 clone of a hot loop, dispatched once by the loader (glibc ifunc): GCC, or
- * Clang from version 14 (its first with target_clones). */
-#if defined(__GNUC__) && (!defined(__clang__) || __clang_major__ >= 14) && defined(__x86_64__) \
+/* An AVX2 clone of a hot loop, dispatched once by the loader (glibc ifunc): GCC only.
+ * (Clang 14 has target_clones but refuses the AVX2 clones' calls of the always-inline
+ * helpers that take 32-byte vectors by value, so a Clang build runs the default code.) */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
     && defined(__linux__) && defined(__GLIBC__) && !defined(COSCORE_NO_CLONES)
 #  define CS_CLONES __attribute__((target_clones("avx2", "default")))
+   /* a clone is never inlined (and Clang refuses noinline beside target_clones) */
+#  define CS_CLONES_STATIC static CS_CLONES
 #else
 #  define CS_CLONES
+#  define CS_CLONES_STATIC CS_NOINLINE
 #endif
 
 CS_INLINE unsigned cs_ctz32(uint32_t x)
