@@ -78,7 +78,7 @@ def _clang_for_msvc(tmp: Path) -> list[str] | None:
         (tmp / name).write_text(text)
     cmd = [clang, "--target=x86_64-pc-windows-msvc", "-fms-compatibility", "-fms-extensions",
            "-fms-compatibility-version=19.30", "-ffreestanding", "-nostdlibinc", "-isystem", str(tmp),
-           "-std=c11", "-Wall", "-Wpedantic", "-Werror", "-Wno-language-extension-token"]
+           "-std=c99", "-Wall", "-Wpedantic", "-Werror", "-Wno-language-extension-token"]
     probe = tmp / "probe.c"
     probe.write_text("#include <intrin.h>\n#include <stdint.h>\n"
                      "#if !defined(_MSC_VER) || defined(__GNUC__)\n#error not MSVC mode\n#endif\n"
