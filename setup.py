@@ -55,19 +55,24 @@ _SANITIZE = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sa
 
 
 def _links_with(compiler, flags: list) -> bool:
-    """Whether the unix compiler builds and links a small program with ``flags``."""
-    cc = compiler.compiler_so[0] if getattr(compiler, "compiler_so", None) else None
-    if not cc or not shutil.which(cc):
+    """Whether the unix compiler compiles a small C file with ``flags`` and its linker (the
+    one the extensions are linked with, which may be another program: ``LDSHARED``) links
+    it into a shared library with them: ``-flto`` objects of Clang, say, need Clang's
+    linker driver, and the sanitizers need their runtimes."""
+    cc = list(getattr(compiler, "compiler_so", None) or [])[:1]
+    ld = list(getattr(compiler, "linker_so", None) or [])
+    if not cc or not ld or not shutil.which(cc[0]) or not shutil.which(ld[0]):
         return False
     with tempfile.TemporaryDirectory() as tmp:
-        src = Path(tmp) / "probe.c"
-        src.write_text("int main(void) { return 0; }\n")
+        src, obj, lib = (Path(tmp) / name for name in ("probe.c", "probe.o", "probe.so"))
+        src.write_text("int coscore_probe(void) { return 0; }\n")
         try:
-            run = subprocess.run([cc, *flags, str(src), "-o", str(Path(tmp) / "probe")],
-                                 capture_output=True, timeout=60)
+            for cmd in ([*cc, *flags, "-fPIC", "-c", str(src), "-o", str(obj)], [*ld, *flags, str(obj), "-o", str(lib)]):
+                if subprocess.run(cmd, capture_output=True, timeout=60).returncode != 0:
+                    return False
         except (OSError, subprocess.SubprocessError):
             return False
-        return run.returncode == 0
+        return True
 
 
 class _BuildExt(build_ext):

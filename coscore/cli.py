@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import gc
 import importlib
+import inspect
 import json
 import os
 import sys
@@ -39,6 +40,21 @@ PLUGINS: dict[str, tuple[str, str, str]] = {
 
 #: Scoring engines for ``score --engine`` that take answer chunks (``dask`` reads and writes Parquet itself).
 ENGINES: dict[str, Any] = {"local": local_engine}
+
+
+#: The built-in subcommands, in the order ``--help`` lists them: name -> (one-line help,
+#: the function that adds its arguments, its handler). The handler's docstring is the
+#: command's description in ``--help``. Filled by :func:`_command`.
+COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {}
+
+
+def _command(name: str, summary: str, arguments: Callable[[argparse.ArgumentParser], None]) -> Callable[
+        [Callable[[argparse.Namespace], int]], Callable[[argparse.Namespace], int]]:
+    """Register the decorated handler as the subcommand ``name``."""
+    def register(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+        COMMANDS[name] = (summary, arguments, handler)
+        return handler
+    return register
 
 
 class UsageError(Exception):
@@ -109,12 +125,10 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
-    _add_score(sub)
-    _add_check(sub)
-    _add_explain(sub)
-    _add_report(sub)
-    _add_compare(sub)
-    _add_demo(sub)
+    for name, (summary, arguments, handler) in COMMANDS.items():
+        p = sub.add_parser(name, help=summary, description=inspect.cleandoc(handler.__doc__ or summary))
+        arguments(p)
+        p.set_defaults(handler=handler)
     chosen = next((a for a in argv if not a.startswith("-")), None)
     for name, (module, help_text, hint) in PLUGINS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
@@ -142,13 +156,7 @@ def _attach_plugin(parser: argparse.ArgumentParser, module: str) -> str | None:
 # -- score -------------------------------------------------------------------------------
 
 
-def _add_score(sub: Any) -> None:
-    p = sub.add_parser(
-        "score",
-        help="score every answer of a data file",
-        description="Score every answer of DATA with RULE. Output: every input column in order, then "
-        "coscore_score, coscore_combo_<ID> per combo and coscore_error (empty unless that answer failed).",
-    )
+def _score_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("rule", metavar="RULE", help="the rule (.json)")
     p.add_argument("data", metavar="DATA", nargs="+",
                    help="answers: .csv .tsv .jsonl .parquet .xlsx files or globs (read in order as one "
@@ -179,11 +187,13 @@ def _add_score(sub: Any) -> None:
     p.add_argument("--scheduler", metavar="ADDRESS", help="with --engine dask: a Dask scheduler "
                    "(tcp://host:8786) or its scheduler file; default: a LocalCluster, one worker per core")
     add_limit_arguments(p)
-    p.set_defaults(handler=cmd_score)
 
 
+@_command("score", "score every answer of a data file", _score_arguments)
 def cmd_score(args: argparse.Namespace) -> int:
-    """``coscore score``: stream DATA through the rule into OUT."""
+    """Score every answer of DATA with RULE. Output: every input column in order, then
+    coscore_score, coscore_combo_<ID> per combo and coscore_error (empty unless that answer
+    failed)."""
     rule, _ = load_rule(args.rule, limits_from_arguments(args))
     if args.engine == "dask":
         return _score_on_dask(rule, args)
@@ -297,10 +307,7 @@ def _progress(flag: bool | None, reader: Any) -> _Progress:
 # -- check -------------------------------------------------------------------------------
 
 
-def _add_check(sub: Any) -> None:
-    p = sub.add_parser("check", help="check a rule: every error and warning, with carets",
-                       description="Compile RULE and list every diagnostic (errors and warnings). "
-                       "Exit 1 if there are errors, 0 otherwise.")
+def _check_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("rule", metavar="RULE", help="the rule (.json)")
     p.add_argument("--data", metavar="DATA", help="answers the rule will score: their first rows tell how many "
                    "blanks there are")
@@ -308,7 +315,6 @@ def _add_check(sub: Any) -> None:
     p.add_argument("--label", metavar="COL", help="the mark column of DATA (never taken as a blank)")
     p.add_argument("--json", action="store_true", help="print a JSON object for tools")
     add_limit_arguments(p)
-    p.set_defaults(handler=cmd_check)
 
 
 def _add_data_options(p: argparse.ArgumentParser) -> None:
@@ -318,8 +324,10 @@ def _add_data_options(p: argparse.ArgumentParser) -> None:
                    help="the blank columns of DATA (default: every column except id, the label and score columns)")
 
 
+@_command("check", "check a rule: every error and warning, with carets", _check_arguments)
 def cmd_check(args: argparse.Namespace) -> int:
-    """``coscore check``: list diagnostics and the score range; exit 1 on errors."""
+    """Compile RULE and list every diagnostic (errors and warnings), then what the rule
+    can score and how many blanks it reads. Exit 1 if there are errors, 0 otherwise."""
     import coscore
     from .expr.types import check_rule
 
@@ -391,12 +399,7 @@ def _diagnostic_dict(d: Any) -> dict[str, Any]:
 # -- explain -----------------------------------------------------------------------------
 
 
-def _add_explain(sub: Any) -> None:
-    p = sub.add_parser("explain", help="show why answers get their scores",
-                       description="Explain one answer typed on the command line (each ANSWER is one blank), "
-                       "or rows of a data file: 'explain RULE DATA --row N | --id X | --where disagree'. "
-                       "Shows each combo's expression value and contribution, and every distinct atom call "
-                       "once: what the atom saw and found.")
+def _explain_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("rule", metavar="RULE", help="the rule (.json)")
     p.add_argument("answer", metavar="ANSWER|DATA", nargs="+",
                    help="the blanks of the answer, in order; or one data file with --row/--id/--where")
@@ -413,11 +416,14 @@ def _add_explain(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the explanations as JSON")
     p.add_argument("--color", action=argparse.BooleanOptionalAction, default=None,
                    help="colour the output (default: when stdout is a terminal)")
-    p.set_defaults(handler=cmd_explain)
 
 
+@_command("explain", "show why answers get their scores", _explain_arguments)
 def cmd_explain(args: argparse.Namespace) -> int:
-    """``coscore explain``: scores and the evidence of each atom call, for one answer or rows of DATA."""
+    """Explain one answer typed on the command line (each ANSWER is one blank), or rows of a
+    data file: 'explain RULE DATA --row N | --id X | --where disagree'. Shows each combo's
+    expression value and contribution, and every distinct atom call once: what the atom saw
+    and found."""
     from .explain import explain, render, to_dict
 
     rule, text = load_rule(args.rule)
@@ -484,30 +490,25 @@ def _explained_rows(rule: Any, args: argparse.Namespace) -> list[tuple[dict[str,
 # -- report ------------------------------------------------------------------------------
 
 
-def _add_report(sub: Any) -> None:
-    p = sub.add_parser("report", help="agreement of coscore with the teachers' marks",
-                       description="Agreement statistics between a score column and the teachers' marks in a "
-                       "scored file: n, means, SDs, exact and adjacent agreement, QWK, unweighted kappa, Pearson r, "
-                       "RMSE, R², SMD, confusion matrix; then the largest disagreements (explained), per-combo and "
-                       "per-mark-level figures, and per-subgroup figures with --by.")
+def _report_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("scored", metavar="SCORED", help="a file written by 'coscore score'")
-    p.add_argument("--label", required=True, metavar="COL", help="the teachers' mark column")
     p.add_argument("--pred", default="coscore_score", metavar="COL", help="the score column (default coscore_score)")
     p.add_argument("--rule", metavar="RULE", help="the rule that scored SCORED: its name and hash head the report "
                    "and each disagreement shows the atoms' evidence")
     p.add_argument("--by", metavar="COL", help="also give the figures per value of COL (school, class, …)")
-    p.add_argument("--top", type=_positive_int, default=10, metavar="K",
-                   help="show the K largest disagreements (default 10)")
     p.add_argument("--blanks", metavar="COL[,COL...]", type=_column_list,
                    help="the answer's blank columns (default: every column except id, the label, --by and coscore_*)")
     p.add_argument("--format", choices=OUTPUT_FORMATS, help="format of SCORED (default: from its extension)")
-    p.add_argument("--json", action="store_true", help="print the report as a JSON object")
-    p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report with figures")
-    p.set_defaults(handler=cmd_report)
+    _add_agreement_options(p, "report", "the K largest disagreements")
 
 
+@_command("report", "agreement of coscore with the teachers' marks", _report_arguments)
 def cmd_report(args: argparse.Namespace) -> int:
-    """``coscore report``: the report as text or JSON, and optionally an HTML page."""
+    """Agreement statistics between a score column and the teachers' marks in a scored
+    file: n, means, SDs, exact and adjacent agreement, QWK, unweighted kappa, Pearson r,
+    RMSE, R², SMD, confusion matrix; then the largest disagreements (explained), per-combo
+    and per-mark-level figures, and per-subgroup figures with --by. As text or JSON, and
+    optionally an HTML page."""
     from .labelled import read_table
     from .report import Provenance, build_report, render_html, report_text
 
@@ -519,6 +520,16 @@ def cmd_report(args: argparse.Namespace) -> int:
     title = f"coscore agreement: {os.path.basename(args.scored)}"
     return _emit(args, report.to_dict, lambda: report_text(report),
                  lambda: render_html(report.agreement, title, args.label, args.pred, report))
+
+
+def _add_agreement_options(p: argparse.ArgumentParser, what: str, rows: str) -> None:
+    """The options of a command that measures agreement with the teachers' marks and
+    prints ``what`` through :func:`_emit`: ``--label`` (required), ``--top`` (it shows
+    ``rows``), ``--json`` and ``--html``."""
+    p.add_argument("--label", required=True, metavar="COL", help="the teachers' mark column")
+    p.add_argument("--top", type=_positive_int, default=10, metavar="K", help=f"show {rows} (default 10)")
+    p.add_argument("--json", action="store_true", help=f"print the {what} as a JSON object")
+    p.add_argument("--html", metavar="FILE", help=f"also write the {what} as a self-contained HTML page with figures")
 
 
 def _emit(args: argparse.Namespace, data: Callable[[], Any], text: Callable[[], str],
@@ -540,28 +551,22 @@ def _emit(args: argparse.Namespace, data: Callable[[], Any], text: Callable[[], 
 # -- compare -----------------------------------------------------------------------------
 
 
-def _add_compare(sub: Any) -> None:
-    p = sub.add_parser("compare", help="compare scorers (rules or score columns) against the same marks",
-                       description="Score DATA with each SCORER (a rule file, or a column of DATA holding scores) "
-                       "and compare them on the rows all of them scored: every agreement figure with a 95 %% "
-                       "bootstrap interval (seeded: reruns print the same), the paired QWK difference of each "
-                       "pair, and the rows where the scorers disagree, explained.")
+def _compare_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("data", metavar="DATA", help="answers with the teachers' marks")
     p.add_argument("scorers", metavar="SCORER", nargs="+", help="a rule file (.json) or a column of DATA")
-    p.add_argument("--label", required=True, metavar="COL", help="the teachers' mark column")
     _add_data_options(p)
     p.add_argument("--resamples", type=_positive_int, default=1000, metavar="B",
                    help="bootstrap resamples (default 1000)")
     p.add_argument("--seed", type=int, default=None, metavar="S", help="bootstrap seed (default: a fixed one)")
-    p.add_argument("--top", type=_positive_int, default=10, metavar="K",
-                   help="show K rows where the scorers disagree (default 10)")
-    p.add_argument("--json", action="store_true", help="print the comparison as a JSON object")
-    p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML page with plots")
-    p.set_defaults(handler=cmd_compare)
+    _add_agreement_options(p, "comparison", "K rows where the scorers disagree")
 
 
+@_command("compare", "compare scorers (rules or score columns) against the same marks", _compare_arguments)
 def cmd_compare(args: argparse.Namespace) -> int:
-    """``coscore compare``: agreement of several scorers with the same marks, with intervals."""
+    """Score DATA with each SCORER (a rule file, or a column of DATA holding scores) and
+    compare them on the rows all of them scored: every agreement figure with a 95 %
+    bootstrap interval (seeded: reruns print the same), the paired QWK difference of each
+    pair, and the rows where the scorers disagree, explained."""
     from .labelled import read_table
     from .report import Provenance
     from .report.bootstrap import SEED
@@ -601,15 +606,10 @@ def _unique(name: str, taken: list[str]) -> str:
 # -- demo --------------------------------------------------------------------------------
 
 
-def _add_demo(sub: Any) -> None:
-    p = sub.add_parser("demo", help="score the bundled CoScore datasets and show the agreement",
-                       description="Score the four CoScore tasks bundled with coscore and print how the "
-                       "scores agree with the teachers' marks.")
-    p.set_defaults(handler=cmd_demo)
-
-
+@_command("demo", "score the bundled CoScore datasets and show the agreement", lambda parser: None)
 def cmd_demo(args: argparse.Namespace) -> int:
-    """``coscore demo``."""
+    """Score the four CoScore tasks bundled with coscore and print how the scores agree with
+    the teachers' marks."""
     from .demo import run_demo
 
     print(run_demo())
@@ -654,22 +654,22 @@ def _column_list(text: str) -> list[str]:
 
 
 def _decimals(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of decimal places, got {text!r}") from None
-    if not 0 <= value <= 15:
-        raise argparse.ArgumentTypeError(f"expected 0 to 15 decimal places, got {text!r}")
-    return value
+    return _whole_number(text, 0, 15, "a number of decimal places", "0 to 15 decimal places")
 
 
 def _positive_int(text: str) -> int:
+    return _whole_number(text, 1, None, "a positive integer", "a positive integer")
+
+
+def _whole_number(text: str, low: int, high: int | None, kind: str, bounds: str) -> int:
+    """``text`` as an int from ``low`` to ``high`` (None: no upper bound), for an argparse
+    ``type``; the errors say it expected ``kind`` (not a number) or ``bounds``."""
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected {kind}, got {text!r}") from None
+    if value < low or (high is not None and value > high):
+        raise argparse.ArgumentTypeError(f"expected {bounds}, got {text!r}")
     return value
 
 

@@ -24,22 +24,36 @@ import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-import dask.dataframe as dd
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 import coscore
 from coscore.io.answers import AnswerColumns
 from coscore.io.errors import InputError
+from coscore.io.pieces import Piece, natural_order, plan, score_piece
 from coscore.io.scoring import COMBO_PREFIX, ERROR_COLUMN, SCORE_COLUMN, check_no_clash
 
 __all__ = ["ClusterError", "score", "score_files", "rule_payload"]
 
-#: The dtype of ``coscore_error``: text, null (``pd.NA``) where the answer was scored.
-ERROR_DTYPE = pd.StringDtype("pyarrow")
 #: How many compiled rules a worker process keeps.
 CACHE_SIZE = 16
+
+
+def __getattr__(name: str) -> Any:
+    """``dd`` (dask.dataframe), ``pd`` (pandas) and ``ERROR_DTYPE``, imported when first
+    used: :func:`score_files` needs neither, and importing them takes seconds in every
+    worker process."""
+    if name == "dd":
+        import dask.dataframe
+
+        return dask.dataframe
+    if name == "pd":
+        import pandas
+
+        return pandas
+    if name == "ERROR_DTYPE":  # the dtype of ``coscore_error``: text, null (pd.NA) where scored
+        return _error_dtype()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ClusterError(RuntimeError):
@@ -51,6 +65,12 @@ _rules: dict[tuple[str, str], coscore.Rule] = {}
 _rules_lock = threading.Lock()
 #: How many times this process compiled a rule for a partition (for tests and diagnostics).
 compile_count = 0
+
+
+def _error_dtype() -> Any:
+    import pandas as pd
+
+    return pd.StringDtype("pyarrow")
 
 
 # -- the rule on its way to the workers ---------------------------------------------------
@@ -92,6 +112,8 @@ def _worker_rule(text: str, dialect: str, limits: coscore.Limits | None = None) 
 
 def _blank_values(column: pd.Series) -> list:
     """A blank column as a list of Python values, nulls as ``""``."""
+    import pandas as pd
+
     if isinstance(column.dtype, pd.CategoricalDtype):
         column = column.astype(object)
     if column.dtype != object:  # a string dtype (checked when the graph was built)
@@ -117,16 +139,20 @@ def _answers(df: pd.DataFrame, blanks: list) -> list:
 
 def _errors_array(errors: list) -> pd.api.extensions.ExtensionArray:
     """``coscore_error`` as :data:`ERROR_DTYPE` (built through Arrow: much faster)."""
+    import pandas as pd
+
     try:
         array = pd.arrays.ArrowStringArray(pa.array(errors, type=pa.large_string()))
-        if array.dtype == ERROR_DTYPE:
+        if array.dtype == _error_dtype():
             return array
     except (TypeError, ValueError, AttributeError):
         pass
-    return pd.array(errors, dtype=ERROR_DTYPE)
+    return pd.array(errors, dtype=_error_dtype())
 
 
 def _is_null(value: Any) -> bool:
+    import pandas as pd
+
     try:
         return bool(pd.isna(value))
     except (TypeError, ValueError):  # list-like cells are not null
@@ -151,15 +177,19 @@ def _score_partition(df: pd.DataFrame, text: str, dialect: str, blanks: list, co
 
 
 def _meta(meta: pd.DataFrame, combo_ids: Sequence[str]) -> pd.DataFrame:
+    import pandas as pd
+
     out = meta.iloc[:0].copy()
     out[SCORE_COLUMN] = np.array([], dtype="float64")
     for cid in combo_ids:
         out[COMBO_PREFIX + cid] = np.array([], dtype="float64")
-    out[ERROR_COLUMN] = pd.array([], dtype=ERROR_DTYPE)
+    out[ERROR_COLUMN] = pd.array([], dtype=_error_dtype())
     return out
 
 
 def _check_text_columns(source: str, meta: pd.DataFrame, blanks: Sequence[str]) -> None:
+    import pandas as pd
+
     for name in blanks:
         dtype = meta[name].dtype
         if isinstance(dtype, pd.CategoricalDtype):
@@ -251,9 +281,59 @@ def score_files(
     :class:`coscore.RuleError` for an invalid rule, and :class:`ClusterError` when the
     scheduler or a worker cannot run this coscore.
     """
-    compiled = rule_payload(rule)[2]
-    _check_input(data)
+    text, dialect, compiled = rule_payload(rule)
+    source = _named(data)
+    fs, files = _input_files(data)
     _check_output(out_dir)
+    schema, pieces = plan(fs, files, source)
+    if _pandas_index(schema):  # an index to keep: the DataFrame path writes it as pandas does
+        rows, errors = _score_dataframe(compiled, data, out_dir, blanks, label, scheduler, progress)
+    else:
+        names = list(schema.names)
+        columns = AnswerColumns.resolve("parquet", source, names, blanks, label)
+        check_no_clash(source, names, compiled.combo_ids)
+        _check_arrow_text(source, schema, columns.blanks)
+        rows, errors = _score_pieces(pieces, (text, dialect, compiled), columns, fs, out_dir, scheduler, progress)
+    if totals is not None:
+        totals.rows += rows
+        totals.errors += errors
+    return rows
+
+
+def _score_pieces(pieces: list[Piece], rule: tuple[str, str, coscore.Rule], columns: AnswerColumns, fs: Any,
+                  out_dir: str, scheduler: str | None, progress: bool) -> tuple[int, int]:
+    """Score each piece into ``out_dir/part.N.parquet`` as one task; (rows, failed answers)."""
+    import fsspec
+
+    text, dialect, compiled = rule
+    out_fs, out_path = fsspec.core.url_to_fs(out_dir)
+    with _connect(scheduler) as client:
+        _check_cluster(client)
+        out_fs.makedirs(out_path, exist_ok=True)
+        futures = client.map(
+            _score_piece, pieces, [f"{out_path.rstrip('/')}/{_part_name(i)}" for i in range(len(pieces))],
+            text=text, dialect=dialect, limits=compiled.limits, combo_ids=list(compiled.combo_ids),
+            columns=columns, fs=fs, out_fs=out_fs, pure=False,
+        )
+        _show_progress(client, futures, progress)
+        counts = client.gather(futures)
+    return sum(c[0] for c in counts), sum(c[1] for c in counts)
+
+
+def _score_piece(piece: Piece, out_path: str, *, text: str, dialect: str, limits: coscore.Limits | None,
+                 combo_ids: list, columns: AnswerColumns, fs: Any, out_fs: Any) -> tuple[int, int]:
+    """One task of :func:`score_files`, run by a worker: (rows written, failed answers)."""
+    rule = _worker_rule(text, dialect, limits)
+    if list(rule.combo_ids) != list(combo_ids):  # cannot happen unless the versions differ
+        raise RuntimeError(f"the worker compiled combos {rule.combo_ids}, expected {combo_ids}; "
+                           "install the same coscore version on the client and every worker")
+    totals = score_piece(rule, fs, piece, out_fs, out_path, columns)
+    return totals.rows, totals.errors
+
+
+def _score_dataframe(compiled: coscore.Rule, data: str | list[str], out_dir: str, blanks: list[str] | None,
+                     label: str | None, scheduler: str | None, progress: bool) -> tuple[int, int]:
+    """Score a dataset with a pandas index as a Dask DataFrame (the index is written back)."""
     ddf = _read(data)
     scored = _score(ddf, compiled, blanks, label, _named(data))  # checks the columns before any cluster starts
     with _connect(scheduler) as client:
@@ -262,17 +342,17 @@ def score_files(
             out_dir, compute=False, write_index=ddf.index.name is not None, name_function=_part_name,
         )
         future = client.compute(write)
-        if progress:
-            from distributed import progress as dask_progress
-
-            with contextlib.redirect_stdout(sys.stderr):  # the bar is drawn on stdout
-                dask_progress(future, scheduler=client.scheduler.address)  # this client's, not the default
+        _show_progress(client, future, progress)
         future.result()
-    rows, errors = _count_written(out_dir)
-    if totals is not None:
-        totals.rows += rows
-        totals.errors += errors
-    return rows
+    return _count_written(out_dir)
+
+
+def _show_progress(client: Any, futures: Any, progress: bool) -> None:
+    if progress:
+        from distributed import progress as dask_progress
+
+        with contextlib.redirect_stdout(sys.stderr):  # the bar is drawn on stdout
+            dask_progress(futures, scheduler=client.scheduler.address)  # this client's, not the default
 
 
 # -- score_files helpers ------------------------------------------------------------------
@@ -312,21 +392,58 @@ def _named(data: str | list[str]) -> str:
 
 
 def _read(data: str | list[str]) -> dd.DataFrame:
+    import dask.dataframe as dd
+
     try:
         return dd.read_parquet(data)
     except (OSError, ValueError) as exc:
         raise InputError(_named(data), f"cannot read as a Parquet dataset: {exc}") from None
 
 
-def _check_input(data: str | list[str]) -> None:
+def _input_files(data: str | list[str]) -> tuple[Any, list[str]]:
+    """The filesystem of ``data`` and its Parquet files, in order: a file, the
+    ``*.parquet`` files under a directory, or a glob's matches (numbers in names compared
+    as numbers, as Dask does)."""
     import fsspec
 
+    found: list[str] = []
+    fs = None
     for one in [data] if isinstance(data, str) else data:
         fs, _, paths = fsspec.core.get_fs_token_paths(one)
         if not paths:
             raise InputError(one, "no file matches this pattern")
         if len(paths) == 1 and not fs.exists(paths[0]):
             raise InputError(one, "no such file or directory")
+        for path in paths:
+            if fs.isdir(path):
+                inside = [p for p in fs.find(path) if p.endswith(".parquet") and not _hidden(p[len(path):])]
+                found.extend(natural_order(inside))
+            else:
+                found.append(path)
+    if not found:
+        raise InputError(_named(data), "no Parquet file in this directory")
+    return fs, found
+
+
+def _hidden(relative: str) -> bool:
+    """A file Dask skips in a dataset directory (``_metadata``, ``.crc`` files, ...)."""
+    return any(part.startswith(("_", ".")) for part in relative.split("/") if part)
+
+
+def _pandas_index(schema: Any) -> bool:
+    """Whether the Parquet files hold a pandas index as a column (not a mere range)."""
+    meta = schema.pandas_metadata or {}
+    return any(isinstance(column, str) for column in meta.get("index_columns", ()))
+
+
+def _check_arrow_text(source: str, schema: Any, blanks: Sequence[str]) -> None:
+    for name in blanks:
+        kind = schema.field(name).type
+        if pa.types.is_dictionary(kind):
+            kind = kind.value_type
+        if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_null(kind)
+                or getattr(pa.types, "is_string_view", lambda _: False)(kind)):
+            raise InputError(source, f"a blank column must hold text, this one holds {kind}", column=str(name))
 
 
 def _check_output(out_dir: str) -> None:

@@ -579,6 +579,20 @@ def _ok(description: str, schema: dict) -> dict:
     return {"description": description, "content": {"application/json": {"schema": schema}}}
 
 
+def _post(operation_id: str, summary: str, body: dict, responses: dict) -> dict:
+    """A POST operation whose request is a JSON object of ``body``'s properties, all required."""
+    return {"post": {
+        "summary": summary,
+        "operationId": operation_id,
+        "requestBody": _json_body({"type": "object", "required": list(body), "properties": body}),
+        "responses": responses,
+    }}
+
+
+def _get(operation_id: str, summary: str, responses: dict) -> dict:
+    return {"get": {"summary": summary, "operationId": operation_id, "responses": responses}}
+
+
 _ERRORS = {
     "400": _ok("malformed JSON or request", _ref("Error")),
     "408": _ok("the request body took longer than the body timeout to arrive", _ref("BudgetError")),
@@ -589,6 +603,8 @@ _ERRORS = {
                "(budget workers)", _ref("BudgetError")),
 }
 _NUM = {"type": "number", "nullable": True}
+#: the request of the endpoints that take one answer
+_ONE_ANSWER = {"rule": _ref("Rule"), "answer": _ref("Answer")}
 
 OPENAPI: dict = {
     "openapi": "3.0.3",
@@ -599,85 +615,57 @@ OPENAPI: dict = {
         "(NaN, ±inf) are null.",
     },
     "paths": {
-        "/api/testRule": {"post": {
-            "summary": "The original CoScore backend's rule test: score one answer",
-            "operationId": "testRule",
-            "requestBody": _json_body({"type": "object", "required": ["rule", "answer"], "properties": {
-                "rule": _ref("Rule"), "answer": _ref("Answer")}}),
-            "responses": {
-                "200": _ok("the score and each combo's value, with the original's number types", {
-                    "type": "object", "properties": {
-                        "score": {"type": "number"},
-                        "debugInfo": {"type": "object", "additionalProperties": _NUM}}}),
-                **_ERRORS,
-                "422": _ok("invalid rule (diagnostics), the answer cannot be scored (exception: the "
-                           "original engine's exception class, e.g. ZeroDivisionError), or over the memory budget",
-                           {"oneOf": [_ref("RuleErrors"), _ref("ScoringError"), _ref("BudgetError")]}),
-            },
-        }},
-        "/v1/score": {"post": {
-            "summary": "Score many answers with one rule",
-            "operationId": "score",
-            "requestBody": _json_body({"type": "object", "required": ["rule", "answers"], "properties": {
-                "rule": _ref("Rule"), "answers": {"type": "array", "items": _ref("Answer")}}}),
-            "responses": {
-                "200": _ok("results aligned with the answers; a failed answer has a null score and its "
-                           "message in errors", {"type": "object", "properties": {
-                               "scores": {"type": "array", "items": _NUM},
-                               "combos": {"type": "object", "additionalProperties": {
-                                   "type": "array", "items": _NUM}},
-                               "errors": {"type": "array", "items": {"type": "string", "nullable": True}},
-                               "warnings": {"type": "array", "items": _ref("Diagnostic")}}}),
-                **_ERRORS,
-            },
-        }},
-        "/v1/check": {"post": {
-            "summary": "Check a rule: its errors and warnings",
-            "operationId": "check",
-            "requestBody": _json_body({"type": "object", "required": ["rule"], "properties": {
-                "rule": _ref("Rule")}}),
-            "responses": {
-                "200": _ok("valid is false when the rule has errors", {"type": "object", "properties": {
-                    "valid": {"type": "boolean"},
-                    "diagnostics": {"type": "array", "items": _ref("Diagnostic")},
-                    "combos": {"type": "array", "items": {"type": "string"}}}}),
-                **{code: _ERRORS[code] for code in ("400", "408", "413", "503")},
-                "422": _ok("over the memory budget", _ref("BudgetError")),
-            },
-        }},
-        "/v1/explain": {"post": {
-            "summary": "Score one answer and show every atom call with its evidence",
-            "operationId": "explain",
-            "requestBody": _json_body({"type": "object", "required": ["rule", "answer"], "properties": {
-                "rule": _ref("Rule"), "answer": _ref("Answer")}}),
-            "responses": {
-                "200": _ok("the outcome and the atom calls in evaluation order", {
-                    "type": "object", "properties": {
-                        "score": _NUM,
-                        "error": {"type": "string", "nullable": True},
-                        "combos": {"type": "object", "additionalProperties": _NUM},
-                        "calls": {"type": "array", "items": {"type": "object", "properties": {
-                            "combo": {"type": "string"}, "op": {"type": "string", "enum": ["G", "M"]},
-                            "atom": {"type": "string"}, "kind": {"type": "string"},
-                            "text": {"type": "string"}, "hit": {"type": "boolean"}, "value": _NUM,
-                            "evidence": {"type": "object", "nullable": True}}}},
-                        "callsOmitted": {"type": "integer", "description": f"calls after the first {MAX_CALLS}"},
-                        "warnings": {"type": "array", "items": _ref("Diagnostic")}}}),
-                **_ERRORS,
-            },
-        }},
-        "/healthz": {"get": {
-            "summary": "Liveness, worker and cache statistics (never waits for a worker)",
-            "operationId": "health",
-            "responses": {"200": _ok("the service is up", {"type": "object", "properties": {
+        "/api/testRule": _post("testRule", "The original CoScore backend's rule test: score one answer",
+                               _ONE_ANSWER, {
+            "200": _ok("the score and each combo's value, with the original's number types", {
+                "type": "object", "properties": {
+                    "score": {"type": "number"},
+                    "debugInfo": {"type": "object", "additionalProperties": _NUM}}}),
+            **_ERRORS,
+            "422": _ok("invalid rule (diagnostics), the answer cannot be scored (exception: the "
+                       "original engine's exception class, e.g. ZeroDivisionError), or over the memory budget",
+                       {"oneOf": [_ref("RuleErrors"), _ref("ScoringError"), _ref("BudgetError")]}),
+        }),
+        "/v1/score": _post("score", "Score many answers with one rule", {
+            "rule": _ref("Rule"), "answers": {"type": "array", "items": _ref("Answer")}}, {
+            "200": _ok("results aligned with the answers; a failed answer has a null score and its "
+                       "message in errors", {"type": "object", "properties": {
+                           "scores": {"type": "array", "items": _NUM},
+                           "combos": {"type": "object", "additionalProperties": {
+                               "type": "array", "items": _NUM}},
+                           "errors": {"type": "array", "items": {"type": "string", "nullable": True}},
+                           "warnings": {"type": "array", "items": _ref("Diagnostic")}}}),
+            **_ERRORS,
+        }),
+        "/v1/check": _post("check", "Check a rule: its errors and warnings", {"rule": _ref("Rule")}, {
+            "200": _ok("valid is false when the rule has errors", {"type": "object", "properties": {
+                "valid": {"type": "boolean"},
+                "diagnostics": {"type": "array", "items": _ref("Diagnostic")},
+                "combos": {"type": "array", "items": {"type": "string"}}}}),
+            **{code: _ERRORS[code] for code in ("400", "408", "413", "503")},
+            "422": _ok("over the memory budget", _ref("BudgetError")),
+        }),
+        "/v1/explain": _post("explain", "Score one answer and show every atom call with its evidence",
+                             _ONE_ANSWER, {
+            "200": _ok("the outcome and the atom calls in evaluation order", {
+                "type": "object", "properties": {
+                    "score": _NUM,
+                    "error": {"type": "string", "nullable": True},
+                    "combos": {"type": "object", "additionalProperties": _NUM},
+                    "calls": {"type": "array", "items": {"type": "object", "properties": {
+                        "combo": {"type": "string"}, "op": {"type": "string", "enum": ["G", "M"]},
+                        "atom": {"type": "string"}, "kind": {"type": "string"},
+                        "text": {"type": "string"}, "hit": {"type": "boolean"}, "value": _NUM,
+                        "evidence": {"type": "object", "nullable": True}}}},
+                    "callsOmitted": {"type": "integer", "description": f"calls after the first {MAX_CALLS}"},
+                    "warnings": {"type": "array", "items": _ref("Diagnostic")}}}),
+            **_ERRORS,
+        }),
+        "/healthz": _get("health", "Liveness, worker and cache statistics (never waits for a worker)", {
+            "200": _ok("the service is up", {"type": "object", "properties": {
                 "status": {"type": "string"}, "version": {"type": "string"},
-                "uptime": {"type": "number"}, "cache": {"type": "object"}, "workers": {"type": "object"}}})},
-        }},
-        "/openapi.json": {"get": {
-            "summary": "This description",
-            "operationId": "openapi",
-            "responses": {"200": {"description": "the OpenAPI document"}},
-        }},
+                "uptime": {"type": "number"}, "cache": {"type": "object"}, "workers": {"type": "object"}}})}),
+        "/openapi.json": _get("openapi", "This description", {"200": {"description": "the OpenAPI document"}}),
     },
     "components": {"schemas": {
         "Rule": {

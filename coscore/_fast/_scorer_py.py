@@ -1,6 +1,7 @@
-"""What the OP and CS twins share: a scorer over a fixed tuple of keys whose best value is
-the largest of the keys' fractions, compared exactly and divided once, as the compiled
-kernels do (see ``cs_frac_max`` in ``src/multiset.c``)."""
+"""What the OP and CS twins share (the twin of the compiled base ``_scorer.pyx``): a scorer
+over a fixed tuple of keys whose best value is the largest of the keys' fractions, compared
+exactly and divided once, as the compiled kernels do (see ``cs_frac_max`` in
+``src/multiset.c``)."""
 from __future__ import annotations
 
 from typing import Any, Iterable, Iterator

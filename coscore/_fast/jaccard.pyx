@@ -12,18 +12,16 @@ code points map to those ids (with all the code points that lowercase to the
 same token), 1 (whitespace) or 0 (a token in no key: it only adds to the
 answer's total).
 """
+cimport cython
 from libc.stdint cimport uint32_t
-from libc.stdlib cimport malloc, calloc, free
-from libc.string cimport memset
+from libc.stdlib cimport malloc, free
 
 import threading
 
-import numpy as np
-
+from coscore._fast._scorer cimport KeyScorer, _scratch_for
 from coscore._fast._texts cimport (
-    CS_UNICODE_READY, PyUnicode_DATA, PyUnicode_GET_LENGTH,
-    PyUnicode_KIND, _STACK, _alphabet_map, _as_seq, _scratch, _size, _text, _texts, cs_cpmap,
-    cs_prefetch_ahead, cs_text,
+    CS_UNICODE_READY, PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, _alphabet_map,
+    cs_cpmap, cs_text,
 )
 
 cdef extern from "Python.h":
@@ -50,9 +48,6 @@ cdef extern from "src/multiset.h" nogil:
     double cs_jac_best(const cs_jac *J, const cs_text *t, unsigned char *scratch)
     void cs_jac_counts(const cs_jac *J, const cs_text *t, unsigned char *scratch,
                        Py_ssize_t *smin, Py_ssize_t *smax)
-
-cdef enum:
-    _NOGIL_MIN = 4096   # best() releases the GIL for answers at least this long
 
 cdef uint32_t _MAX_CP = 0x110000
 
@@ -150,27 +145,20 @@ def token(ch):
 
 
 # ----------------------------------------------------------------------------
-cdef class JaccardScorer:
+@cython.final
+cdef class JaccardScorer(KeyScorer):
     """JaccardScorer(keys): best(s) = max over keys of the character multiset
     Jaccard similarity (0.0 without keys)."""
     cdef cs_jac J
-    cdef bint ready
-    cdef readonly tuple keys
 
     def __cinit__(self, keys):
-        cdef list ks = list(keys)
+        cdef tuple ks = self.keys
         cdef Py_ssize_t nk = len(ks), i, j, npairs = 0
         cdef dict alpha = {}        # token -> id (2..)
         cdef list per_key = []      # [{id: count}]
         cdef dict cnt
         cdef Py_UCS4 ch
         cdef object k
-        self.ready = False
-        memset(&self.J, 0, sizeof(cs_jac))
-        for k in ks:
-            if not isinstance(k, str):
-                raise TypeError(f"keys must be str, got {type(k).__name__}")
-        self.keys = tuple(ks)
         lower, spaces, inverse = token_tables()
         for k in ks:
             cnt = {}
@@ -195,63 +183,35 @@ cdef class JaccardScorer:
                 cpmap[c] = tid
         for c in spaces:   # last: whitespace is dropped whatever its lowercase
             cpmap[c] = 1
-        try:
-            self.J.n_ids = <uint32_t>(len(alpha) + 2)
-            self.J.n_keys = nk
-            self.J.key_off = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
-            self.J.key_total = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
-            self.J.pair_id = <uint32_t *>malloc((npairs + 1) * sizeof(uint32_t))
-            self.J.pair_cnt = <Py_ssize_t *>malloc((npairs + 1) * sizeof(Py_ssize_t))
-            if (self.J.key_off == NULL or self.J.key_total == NULL
-                    or self.J.pair_id == NULL or self.J.pair_cnt == NULL):
-                raise MemoryError()
-            j = 0
-            for i in range(nk):
-                self.J.key_off[i] = j
-                self.J.key_total[i] = 0
-                for tid, n in (<dict>per_key[i]).items():
-                    self.J.pair_id[j] = <uint32_t>tid
-                    self.J.pair_cnt[j] = n
-                    self.J.key_total[i] += n
-                    j += 1
-            self.J.key_off[nk] = j
-            free(_alphabet_map(&self.J.map, cpmap))
-            if cs_jac_finish(&self.J) != 0:
-                raise MemoryError()
-            self.ready = True
-        finally:
-            if not self.ready:
-                cs_jac_free(&self.J)
+        self.J.n_ids = <uint32_t>(len(alpha) + 2)
+        self.J.n_keys = nk
+        self.J.key_off = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
+        self.J.key_total = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
+        self.J.pair_id = <uint32_t *>malloc((npairs + 1) * sizeof(uint32_t))
+        self.J.pair_cnt = <Py_ssize_t *>malloc((npairs + 1) * sizeof(Py_ssize_t))
+        if (self.J.key_off == NULL or self.J.key_total == NULL
+                or self.J.pair_id == NULL or self.J.pair_cnt == NULL):
+            raise MemoryError()
+        j = 0
+        for i in range(nk):
+            self.J.key_off[i] = j
+            self.J.key_total[i] = 0
+            for tid, n in (<dict>per_key[i]).items():
+                self.J.pair_id[j] = <uint32_t>tid
+                self.J.pair_cnt[j] = n
+                self.J.key_total[i] += n
+                j += 1
+        self.J.key_off[nk] = j
+        free(_alphabet_map(&self.J.map, cpmap))
+        if cs_jac_finish(&self.J) != 0:
+            raise MemoryError()
+        self.scratch_bytes = cs_jac_scratch_bytes(&self.J)
 
     def __dealloc__(self):
-        if self.ready:
-            cs_jac_free(&self.J)
-            self.ready = False
+        cs_jac_free(&self.J)   # also after a failed build: the struct starts zeroed
 
-    def __reduce__(self):
-        return (JaccardScorer, (list(self.keys),))
-
-    def __repr__(self):
-        return f"JaccardScorer({list(self.keys)!r})"
-
-    def __len__(self):
-        return len(self.keys)
-
-    def best(self, s):
-        """max over keys of sum min / sum max of the token counts."""
-        cdef cs_text t
-        cdef unsigned char buf[_STACK]
-        cdef unsigned char *mem = NULL
-        cdef double r
-        _text(s, &t)
-        cdef unsigned char *sc = _scratch(cs_jac_scratch_bytes(&self.J), buf, &mem)
-        if t.n >= _NOGIL_MIN:
-            with nogil:
-                r = cs_jac_best(&self.J, &t, sc)
-        else:
-            r = cs_jac_best(&self.J, &t, sc)
-        free(mem)
-        return r
+    cdef double _best(self, const cs_text *t, unsigned char *scratch) noexcept nogil:
+        return cs_jac_best(&self.J, t, scratch)
 
     def counts(self, s):
         """[(sum_min, sum_max)] per key, in key order."""
@@ -261,13 +221,12 @@ cdef class JaccardScorer:
         cdef Py_ssize_t *a = NULL
         cdef Py_ssize_t *b = NULL
         cdef unsigned char *sc
-        _text(s, &t)
         try:
+            sc = _scratch_for(self, s, &t, NULL, &mem)
             a = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
             b = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
             if a == NULL or b == NULL:
                 raise MemoryError()
-            sc = _scratch(cs_jac_scratch_bytes(&self.J), NULL, &mem)
             with nogil:
                 cs_jac_counts(&self.J, &t, sc, a, b)
             return [(a[i], b[i]) for i in range(nk)]
@@ -275,26 +234,3 @@ cdef class JaccardScorer:
             free(mem)
             free(a)
             free(b)
-
-    def best_many(self, strings):
-        """best() of every string, as a float64 numpy array."""
-        cdef object seq = _as_seq(strings)
-        cdef Py_ssize_t n = _size(seq), i
-        cdef cs_text *texts = NULL
-        cdef unsigned char *mem = NULL
-        cdef unsigned char *sc
-        out = np.empty(n, dtype=np.float64)
-        cdef double[::1] ov = out
-        if n == 0:
-            return out
-        texts = _texts(seq)
-        try:
-            sc = _scratch(cs_jac_scratch_bytes(&self.J), NULL, &mem)
-            with nogil:
-                for i in range(n):
-                    cs_prefetch_ahead(texts, i, n)
-                    ov[i] = cs_jac_best(&self.J, &texts[i], sc)
-        finally:
-            free(texts)
-            free(mem)
-        return out

@@ -6,15 +6,12 @@ answer can never match and is dropped before the bit loop. Keys of at most 64
 code points are packed into 8/16/32/64-bit lanes of 32-byte vectors; longer
 keys use carry-propagating multi-word bit vectors. See src/bitlcs.h.
 """
+cimport cython
 from libc.stdint cimport uint32_t
 from libc.stdlib cimport malloc, free
 
-import numpy as np
-
-from coscore._fast._texts cimport (
-    _STACK, _alphabet_map, _as_seq, _scratch, _size, _text, _texts, cs_cpmap,
-    cs_prefetch_ahead, cs_text,
-)
+from coscore._fast._scorer cimport KeyScorer, _scratch_for
+from coscore._fast._texts cimport _alphabet_map, cs_cpmap, cs_text
 
 cdef extern from "src/bitlcs.h" nogil:
     ctypedef struct cs_lcs:
@@ -28,10 +25,6 @@ cdef extern from "src/bitlcs.h" nogil:
     double cs_lcs_best(const cs_lcs *L, const unsigned char *state)
     Py_ssize_t cs_dense_limit
 
-cdef enum:
-    _NOGIL_MIN = 4096   # best() releases the GIL for answers at least this long
-
-
 def _set_dense_limit(Py_ssize_t nbytes):
     """Testing hook: the size above which a long key's rows are stored sparsely
     (per 64-code-point block). Returns the previous limit."""
@@ -41,18 +34,17 @@ def _set_dense_limit(Py_ssize_t nbytes):
     return old
 
 
-cdef class LcsScorer:
+@cython.final
+cdef class LcsScorer(KeyScorer):
     """LcsScorer(keys): best(s) = max over keys of LCS(k, s) / len(k).
 
     An empty key has similarity 0.0; with no keys best() is 0.0.
     """
     cdef cs_lcs L
-    cdef bint ready
-    cdef readonly tuple keys
     cdef readonly Py_ssize_t alphabet_size
 
     def __cinit__(self, keys):
-        cdef list ks = list(keys)
+        cdef tuple ks = self.keys
         cdef Py_ssize_t nk = len(ks), total = 0, i, pos = 0
         cdef Py_ssize_t *key_off = NULL
         cdef uint32_t *key_ids = NULL
@@ -61,12 +53,8 @@ cdef class LcsScorer:
         cdef Py_UCS4 ch
         cdef object k, idv
         cdef uint32_t nid
-        self.ready = False
         for k in ks:
-            if not isinstance(k, str):
-                raise TypeError(f"keys must be str, got {type(k).__name__}")
             total += len(<str>k)
-        self.keys = tuple(ks)
         try:
             key_off = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
             key_ids = <uint32_t *>malloc((total + 1) * sizeof(uint32_t))
@@ -88,55 +76,30 @@ cdef class LcsScorer:
             free(_alphabet_map(&cmap, alpha))
             if cs_lcs_build(&self.L, &cmap, <uint32_t>len(alpha), nk, key_off, key_ids) != 0:
                 raise MemoryError()
-            self.ready = True
+            self.scratch_bytes = cs_lcs_state_bytes(&self.L)
         finally:
             free(key_off)
             free(key_ids)
 
     def __dealloc__(self):
-        if self.ready:
-            cs_lcs_free(&self.L)
-            self.ready = False
+        cs_lcs_free(&self.L)
 
-    def __reduce__(self):
-        return (LcsScorer, (list(self.keys),))
-
-    def __repr__(self):
-        return f"LcsScorer({list(self.keys)!r})"
-
-    def __len__(self):
-        return len(self.keys)
-
-    def best(self, s):
-        """max over keys of LCS(k, s) / len(k) (0.0 without keys)."""
-        cdef cs_text t
-        cdef unsigned char buf[_STACK]
-        cdef unsigned char *mem = NULL
-        cdef double r
-        _text(s, &t)
-        cdef unsigned char *st = _scratch(cs_lcs_state_bytes(&self.L), buf, &mem)
-        if t.n >= _NOGIL_MIN:
-            with nogil:
-                cs_lcs_run(&self.L, &t, st)
-                r = cs_lcs_best(&self.L, st)
-        else:
-            cs_lcs_run(&self.L, &t, st)
-            r = cs_lcs_best(&self.L, st)
-        free(mem)
-        return r
+    cdef double _best(self, const cs_text *t, unsigned char *state) noexcept nogil:
+        cs_lcs_run(&self.L, t, state)
+        return cs_lcs_best(&self.L, state)
 
     def lengths(self, s):
         """LCS(k, s) for every key, in key order."""
         cdef cs_text t
         cdef Py_ssize_t i, nk = self.L.n_keys
         cdef unsigned char *mem = NULL
-        cdef Py_ssize_t *out = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
+        cdef Py_ssize_t *out = NULL
         cdef unsigned char *st
         try:
+            st = _scratch_for(self, s, &t, NULL, &mem)
+            out = <Py_ssize_t *>malloc((nk + 1) * sizeof(Py_ssize_t))
             if out == NULL:
                 raise MemoryError()
-            _text(s, &t)
-            st = _scratch(cs_lcs_state_bytes(&self.L), NULL, &mem)
             with nogil:
                 cs_lcs_run(&self.L, &t, st)
                 cs_lcs_lengths(&self.L, st, out)
@@ -144,27 +107,3 @@ cdef class LcsScorer:
         finally:
             free(mem)
             free(out)
-
-    def best_many(self, strings):
-        """best() of every string, as a float64 numpy array."""
-        cdef object seq = _as_seq(strings)
-        cdef Py_ssize_t n = _size(seq), i
-        cdef cs_text *texts = NULL
-        cdef unsigned char *mem = NULL
-        cdef unsigned char *st
-        out = np.empty(n, dtype=np.float64)
-        cdef double[::1] ov = out
-        if n == 0:
-            return out
-        texts = _texts(seq)
-        try:
-            st = _scratch(cs_lcs_state_bytes(&self.L), NULL, &mem)
-            with nogil:
-                for i in range(n):
-                    cs_prefetch_ahead(texts, i, n)
-                    cs_lcs_run(&self.L, &texts[i], st)
-                    ov[i] = cs_lcs_best(&self.L, st)
-        finally:
-            free(texts)
-            free(mem)
-        return out

@@ -25,18 +25,25 @@ class Timing:
     tle_margin: float
 
 
+class Checked:
+    """Something checked (a key, an expectation, a rule): it holds iff it gives no reason
+    to fail."""
+
+    failures: Sequence[str]
+
+    @property
+    def ok(self) -> bool:
+        """True iff it holds: no reason to fail."""
+        return not self.failures
+
+
 @dataclass(frozen=True)
-class CheckResult:
+class CheckResult(Checked):
     """The outcome of one key of an expectation."""
 
     key: str
     value: Any
     failures: tuple[str, ...]
-
-    @property
-    def ok(self) -> bool:
-        """True iff the check holds."""
-        return not self.failures
 
 
 def check_expectation(checks: Mapping[str, Any], results: Sequence[Result], timing: Timing) -> list[CheckResult]:

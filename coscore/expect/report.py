@@ -7,14 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .checks import CheckResult
+from .checks import Checked, CheckResult
 from .registry import Entry
 from .suite import Settings
 from .verdicts import VERDICTS, Result, aggregate_verdict
 
 
 @dataclass(frozen=True)
-class ExpectationReport:
+class ExpectationReport(Checked):
     """One registry entry checked on one rule's results."""
 
     entry: Entry
@@ -22,10 +22,6 @@ class ExpectationReport:
     checks: tuple[CheckResult, ...]
 
     @property
-    def ok(self) -> bool:
-        """True iff every check holds."""
-        return all(check.ok for check in self.checks)
-
     def failures(self) -> list[str]:
         """``<why> (<key>; <expectation>)`` for every reason a check fails."""
         return [f"{why} ({check.key}; {self.entry.label})" for check in self.checks for why in check.failures]
@@ -44,7 +40,7 @@ class ExpectationReport:
 
 
 @dataclass(frozen=True)
-class RuleReport:
+class RuleReport(Checked):
     """Everything about one rule: its results and every expectation that applies to it."""
 
     name: str
@@ -53,14 +49,9 @@ class RuleReport:
     compile_error: str | None = None
 
     @property
-    def ok(self) -> bool:
-        """True iff every expectation holds."""
-        return all(expectation.ok for expectation in self.expectations)
-
-    @property
     def failures(self) -> list[str]:
         """Every reason an expectation fails, over all expectations."""
-        return [line for expectation in self.expectations for line in expectation.failures()]
+        return [line for expectation in self.expectations for line in expectation.failures]
 
     def verdict_counts(self) -> dict[str, int]:
         """How many results got each verdict."""

@@ -81,58 +81,41 @@ class Answer:
         return blank
 
     def T(self, n):
-        try:
-            return self._t[n]
-        except KeyError:
-            value = self._t[n] = self.blank(n)
-            return value
+        return _cached(self._t, n, self.blank)
 
     def L(self, n):
-        try:
-            return self._l[n]
-        except KeyError:
-            text = self.blank(n)
-            if self.manual:
-                value = 0 if text == "null" else len(text)
-                if n == "*":
-                    value = sum(0 if b == "null" else len(b) for b in self.blanks)
-            else:
-                value = cjk_count(text)
-            self._l[n] = value
-            return value
+        return _cached(self._l, n, self._length)
 
     def Q(self, n):
-        try:
-            return self._q[n]
-        except KeyError:
-            if n == "*":
-                self.joined()  # every blank must be a string
-                value = sum(1 for b in self.blanks if b != "null" and b != "")
-            else:
-                text = self.blank(n)
-                value = text == "null" or text == ""
-            self._q[n] = value
-            return value
+        return _cached(self._q, n, self._empty)
 
     def F(self, n):
-        try:
-            return self._f[n]
-        except KeyError:
-            text = self.blank(n)
-            value = 0 if text == "null" else to_float(text)
-            self._f[n] = value
-            return value
+        return _cached(self._f, n, self._number)
 
     def S(self, n):
         return max(1, len(self.blank(n)))
 
     def U(self, f, c):
-        key = (f, c)
-        try:
-            return self._u[key]
-        except KeyError:
-            value = self._u[key] = c if f >= c else f
-            return value
+        return _cached(self._u, (f, c), _smaller)
+
+    def _length(self, n):
+        text = self.blank(n)
+        if not self.manual:
+            return cjk_count(text)
+        if n == "*":
+            return sum(0 if b == "null" else len(b) for b in self.blanks)
+        return 0 if text == "null" else len(text)
+
+    def _empty(self, n):
+        if n == "*":
+            self.joined()  # every blank must be a string
+            return sum(1 for b in self.blanks if b != "null" and b != "")
+        text = self.blank(n)
+        return text == "null" or text == ""
+
+    def _number(self, n):
+        text = self.blank(n)
+        return 0 if text == "null" else to_float(text)
 
     # -- budgets ---------------------------------------------------------------------
     def build(self, size: int) -> None:
@@ -177,6 +160,23 @@ class Answer:
         if self.trace is not None:
             self.trace.append(("M", str(k), s, *self.atom(k, s)))
         return value
+
+
+_MISSING = object()
+
+
+def _cached(cache: dict, key, compute: Callable):
+    """``cache[key]``; the first time, ``compute(key)``, kept (a failure keeps nothing)."""
+    value = cache.get(key, _MISSING)
+    if value is _MISSING:
+        value = cache[key] = compute(key)
+    return value
+
+
+def _smaller(pair: tuple):
+    """``U``: ``c if f >= c else f`` of the pair ``(f, c)``."""
+    f, c = pair
+    return c if f >= c else f
 
 
 def cjk_count(text: str) -> int:

@@ -7,7 +7,7 @@ precedence level are flat: ``a + b - c`` is one :class:`Arith`, ``a < b <= c`` o
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Union
 
 #: Operators of the rule language and their number of arguments (``None``: any, ``X`` needs one).
@@ -24,52 +24,44 @@ ATOM_OPERATORS = frozenset("GM")
 Value = Union[bool, int, float, str]
 
 
-@dataclass(frozen=True, slots=True)
-class Const:
-    value: Value
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Node:
+    """What every node carries (keywords, after the node's own fields)."""
+
     col: int
     depth: int = 1
 
 
 @dataclass(frozen=True, slots=True)
-class Call:
+class Const(_Node):
+    value: Value
+
+
+@dataclass(frozen=True, slots=True)
+class Call(_Node):
     op: str
     args: tuple["Node", ...]
-    col: int
-    depth: int = field(default=1)
 
 
 @dataclass(frozen=True, slots=True)
-class Unary:
+class Unary(_Node):
     op: str  # "-", "+", "not"
     operand: "Node"
-    col: int
-    depth: int = 1
 
 
 @dataclass(frozen=True, slots=True)
-class Chain:
+class Chain(_Node):
     """``first (op operand)*``: operators of one precedence level, kept flat; each item of
     ``rest`` is ``(operator, operand, column of the operator)``."""
 
     first: "Node"
     rest: tuple[tuple[str, "Node", int], ...]
-    col: int
-    depth: int = 1
 
 
 class Arith(Chain):
     """``+ - * /`` of one precedence level, folded left."""
 
     __slots__ = ()
-
-
-@dataclass(frozen=True, slots=True)
-class BoolOp:
-    op: str  # "and" | "or"
-    operands: tuple["Node", ...]
-    col: int
-    depth: int = 1
 
 
 class Compare(Chain):
@@ -79,12 +71,16 @@ class Compare(Chain):
 
 
 @dataclass(frozen=True, slots=True)
-class IfExp:
+class BoolOp(_Node):
+    op: str  # "and" | "or"
+    operands: tuple["Node", ...]
+
+
+@dataclass(frozen=True, slots=True)
+class IfExp(_Node):
     then: "Node"
     cond: "Node"
     orelse: "Node"
-    col: int
-    depth: int = 1
 
 
 Node = Union[Const, Call, Unary, Arith, BoolOp, Compare, IfExp]

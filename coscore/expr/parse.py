@@ -150,11 +150,11 @@ class _Parser:
         """Handle a token where an operand is expected; return whether one is still expected."""
         kind, text, col = token.kind, token.text, token.col
         if kind in ("num", "str"):
-            self.vals.append(Const(token.value, col))
+            self.vals.append(Const(token.value, col=col))
             return False
         if kind == "name":
             if text in ("True", "False"):
-                self.vals.append(Const(text == "True", col))
+                self.vals.append(Const(text == "True", col=col))
                 return False
             if text == "not":
                 top = self._top()
@@ -169,7 +169,7 @@ class _Parser:
                 self.pos += 1
                 if self.tokens[self.pos].text == ")" and self.tokens[self.pos].kind == "op":
                     self.pos += 1
-                    self.vals.append(Call(text, (), col))
+                    self.vals.append(Call(text, (), col=col))
                     return False
                 self.ops.append(_Op("call", text, -1, col))
                 return True
@@ -229,19 +229,13 @@ class _Parser:
             top.kind = "else"
             return True
         if kind == "op" and text == ",":
-            self._reduce_frame()
-            top = self._top_any()
-            if top is None:
-                raise ExprSyntaxError("unexpected ',' (a combo is a single expression)", col)
+            top = self._opener("unexpected ',' (a combo is a single expression)", col)
             if top.kind == "group":
                 raise ExprSyntaxError("tuples are not in the rule language", col)
             top.args += 1
             return True
         if kind == "op" and text == ")":
-            self._reduce_frame()
-            top = self._top_any()
-            if top is None:
-                raise ExprSyntaxError("unmatched ')'", col)
+            top = self._opener("unmatched ')'", col)
             if top.kind == "call":
                 top.args += 1
                 self._finish_call()
@@ -283,11 +277,19 @@ class _Parser:
     def _reduce_frame(self) -> None:
         self._reduce(_IF)
 
+    def _opener(self, unopened: str, col: int) -> _Op:
+        """Apply the pending operators of the current bracket frame and return the bracket
+        that opened it (a group or a call); with none open, the syntax error ``unopened``."""
+        self._reduce_frame()
+        if not self.ops:
+            raise ExprSyntaxError(unopened, col)
+        return self.ops[-1]
+
     def _finish_call(self) -> None:
         call = self.ops.pop()
         args = tuple(self.vals[len(self.vals) - call.args :])
         del self.vals[len(self.vals) - call.args :]
-        self._push(Call(call.text, args, call.col, 1 + max((a.depth for a in args), default=0)))
+        self._push(Call(call.text, args, col=call.col, depth=1 + max((a.depth for a in args), default=0)))
 
     def _push(self, node: Node) -> None:
         if node.depth > MAX_DEPTH:
@@ -300,33 +302,35 @@ class _Parser:
             if op.text in "-+" and isinstance(operand, Const) and not isinstance(operand.value, str):
                 # a signed number literal (T(-1)) is a constant, as Python folds it
                 value = -operand.value if op.text == "-" else +operand.value
-                self._push(Const(value, op.col))
+                self._push(Const(value, col=op.col))
                 return
-            self._push(Unary(op.text, operand, op.col, operand.depth + 1))
+            self._push(Unary(op.text, operand, col=op.col, depth=operand.depth + 1))
             return
         if op.kind == "else":
             orelse, cond, then = self.vals.pop(), self.vals.pop(), self.vals.pop()
             depth = 1 + max(orelse.depth, cond.depth, then.depth)
-            self._push(IfExp(then, cond, orelse, then.col, depth))
+            self._push(IfExp(then, cond, orelse, col=then.col, depth=depth))
             return
         right, left = self.vals.pop(), self.vals.pop()
         text, level = op.text, op.level
         if level in (_OR, _AND):
             if isinstance(left, BoolOp) and left.op == text:
-                node: Node = BoolOp(text, (*left.operands, right), left.col, max(left.depth, right.depth + 1))
+                node: Node = BoolOp(text, (*left.operands, right), col=left.col, depth=max(left.depth, right.depth + 1))
             else:
-                node = BoolOp(text, (left, right), left.col, 1 + max(left.depth, right.depth))
+                node = BoolOp(text, (left, right), col=left.col, depth=1 + max(left.depth, right.depth))
         elif level == _CMP:
             if isinstance(left, Compare) and id(left) not in self.grouped:
-                node = Compare(left.first, (*left.rest, (text, right, op.col)), left.col, max(left.depth, right.depth + 1))
+                node = Compare(left.first, (*left.rest, (text, right, op.col)), col=left.col,
+                                   depth=max(left.depth, right.depth + 1))
             else:
-                node = Compare(left, ((text, right, op.col),), left.col, 1 + max(left.depth, right.depth))
+                node = Compare(left, ((text, right, op.col),), col=left.col, depth=1 + max(left.depth, right.depth))
         else:
             same_level = isinstance(left, Arith) and _BINARY_LEVEL[left.rest[0][0]] == level
             if same_level:
-                node = Arith(left.first, (*left.rest, (text, right, op.col)), left.col, max(left.depth, right.depth + 1))
+                node = Arith(left.first, (*left.rest, (text, right, op.col)), col=left.col,
+                             depth=max(left.depth, right.depth + 1))
             else:
-                node = Arith(left, ((text, right, op.col),), left.col, 1 + max(left.depth, right.depth))
+                node = Arith(left, ((text, right, op.col),), col=left.col, depth=1 + max(left.depth, right.depth))
         self._push(node)
 
 

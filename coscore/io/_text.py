@@ -121,8 +121,8 @@ class TextFileReader:
 
     unit = "line"
 
-    def __init__(self, path: str | os.PathLike[str], chunk_size: int) -> None:
-        self.source = display_name(path)
+    def __init__(self, path: str | os.PathLike[str], chunk_size: int, source: str | None = None) -> None:
+        self.source = source or display_name(path)
         self.total_bytes = size_of(path)
         self._chunk_size = chunk_size
         self._stream = open_binary(path)

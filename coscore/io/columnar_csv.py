@@ -10,8 +10,10 @@ the line-by-line reader, which names the line; so are the line numbers of a chun
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, BinaryIO
 
 import pyarrow as pa
 import pyarrow.csv as pa_csv
@@ -29,18 +31,22 @@ MAX_BLOCK_SIZE = (1 << 31) - 1
 
 
 class ColumnarDelimitedReader:
-    """Read a CSV or TSV file (not standard input) in chunks of ``chunk_size`` rows
-    whose columns are Arrow string arrays. ``columns`` is known once opened."""
+    """Read a CSV or TSV file in chunks of ``chunk_size`` rows whose columns are Arrow
+    string arrays. ``columns`` is known once opened; ``source`` names the file in
+    messages (default: ``path``). Standard input: :meth:`from_stream`."""
 
     unit = "line"
 
-    def __init__(self, path: str | os.PathLike[str], fmt: str = "csv", chunk_size: int = 65536) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], fmt: str = "csv", chunk_size: int = 65536, source: str | None = None
+    ) -> None:
         self._path = os.fspath(path)
         self._fmt = fmt
-        self.source = display_name(path)
+        self.source = source or display_name(path)
         self.total_bytes = size_of(path)
         self._chunk_size = chunk_size
-        exact = DelimitedReader(path, fmt, chunk_size)  # the header, checked as always
+        self._spool: str | None = None
+        exact = DelimitedReader(path, fmt, chunk_size, self.source)  # the header, checked as always
         self.columns: list[str] = exact.columns
         exact.close()
         self._file: Any = None
@@ -108,8 +114,26 @@ class ColumnarDelimitedReader:
         types = dict.fromkeys(self.columns, "str")
         return Chunk(list(self.columns), data, lines, "line", self.source, position, types)
 
+    @classmethod
+    def from_stream(
+        cls, stream: BinaryIO, fmt: str = "csv", chunk_size: int = 65536, source: str = "<stdin>"
+    ) -> "ColumnarDelimitedReader":
+        """Read ``stream`` (standard input) as a file: it is copied to a temporary file
+        first (the Arrow parser reads blocks ahead, and an error is located by reading the
+        text again), which is removed when the reader is closed."""
+        spool = tempfile.NamedTemporaryFile(prefix="coscore-input-", suffix=f".{fmt}", delete=False)
+        try:
+            with spool:
+                shutil.copyfileobj(stream, spool, 1 << 20)
+            reader = cls(spool.name, fmt, chunk_size, source)
+        except BaseException:
+            os.unlink(spool.name)
+            raise
+        reader._spool = spool.name
+        return reader
+
     def _exact_chunks(self) -> Iterator[Chunk]:
-        exact = DelimitedReader(self._path, self._fmt, 1 << 16)
+        exact = DelimitedReader(self._path, self._fmt, 1 << 16, self.source)
         try:
             yield from exact.chunks()
         finally:
@@ -140,9 +164,13 @@ class ColumnarDelimitedReader:
         return tail == b'"' + raw
 
     def close(self) -> None:
-        """Close the file."""
+        """Close the file (and remove the copy of standard input)."""
         if self._file is not None:
             self._file.close()
+            self._file = None
+        if self._spool is not None:
+            os.unlink(self._spool)
+            self._spool = None
 
 
 def _span(column: Any) -> int:

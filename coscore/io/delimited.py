@@ -26,11 +26,14 @@ class DelimitedReader(TextFileReader):
 
     Every value is a ``str``. A row with more or fewer fields than the header is an
     error; blank lines are skipped, except in a one-column file, where a blank line
-    is an empty value. ``columns`` is known as soon as the reader is opened.
+    is an empty value. ``columns`` is known as soon as the reader is opened. ``source``
+    names the file in messages (default: ``path``).
     """
 
-    def __init__(self, path: str | os.PathLike[str], fmt: str = "csv", chunk_size: int = 65536) -> None:
-        super().__init__(path, chunk_size)
+    def __init__(
+        self, path: str | os.PathLike[str], fmt: str = "csv", chunk_size: int = 65536, source: str | None = None
+    ) -> None:
+        super().__init__(path, chunk_size, source)
         self._reader = csv.reader(self._lines, delimiter=DELIMITERS[fmt], strict=True)
         header = self._next_record()
         if header is None:
@@ -129,12 +132,14 @@ class DelimitedWriter:
             return
         alone = len(self._columns) == 1
         texts = []
+        plain = True  # no value quoted
         for name in self._columns:
             text = text_column(chunk.data[name], chunk.types.get(name))
             if alone or not _is_float(chunk.data[name], chunk.types.get(name)):  # numbers need no quotes
-                text = quoted(text, self._delimiter, alone)
+                given, text = text, quoted(text, self._delimiter, alone)
+                plain = plain and text is given
             texts.append(text)
-        self._stream.write(joined_lines(texts, self._delimiter))
+        self._stream.write(joined_lines(texts, self._delimiter, plain))
 
     def close(self) -> None:
         """Nothing to finish."""

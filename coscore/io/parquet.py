@@ -25,19 +25,31 @@ def _pyarrow() -> Any:
 
 class ParquetReader:
     """Read one Parquet file (or standard input) ``chunk_size`` rows at a time; its
-    columns stay Arrow arrays. Row numbers in messages are 1-based."""
+    columns stay Arrow arrays. Row numbers in messages are 1-based.
+
+    ``handle`` is the file already open (e.g. by fsspec, for a remote file; ``path`` then
+    only names it), ``row_groups`` the row groups to read (default all) and
+    ``first_row`` the number of the rows before them (for messages)."""
 
     unit = "row"
 
-    def __init__(self, path: str | os.PathLike[str], chunk_size: int = 65536) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], chunk_size: int = 65536, *,
+        handle: Any = None, row_groups: list[int] | None = None, first_row: int = 0,
+    ) -> None:
         pa = _pyarrow()
         self._pq = sys.modules["pyarrow.parquet"]
         self._pa = pa
         self.source = display_name(path)
         self._chunk_size = chunk_size
-        self._file = self._open(os.fspath(path))
+        self._file = self._open(os.fspath(path)) if handle is None else self._pq.ParquetFile(handle)
+        self._row_groups = row_groups
+        self._first_row = first_row
         self.columns: list[str] = list(self._file.schema_arrow.names)
-        self.total_rows: int | None = self._file.metadata.num_rows
+        meta = self._file.metadata
+        self.total_rows: int | None = (
+            meta.num_rows if row_groups is None else sum(meta.row_group(g).num_rows for g in row_groups)
+        )
         self.total_bytes: int | None = None
 
     def _open(self, name: str) -> Any:
@@ -54,10 +66,10 @@ class ParquetReader:
 
     def chunks(self) -> Iterator[Chunk]:
         """The rows, at most ``chunk_size`` at a time."""
-        row = 0
+        row = self._first_row
         yielded = False
         try:
-            for batch in self._file.iter_batches(batch_size=self._chunk_size):
+            for batch in self._file.iter_batches(batch_size=self._chunk_size, row_groups=self._row_groups):
                 n = batch.num_rows
                 data = {col: batch.column(i) for i, col in enumerate(self.columns)}
                 yield Chunk(list(self.columns), data, range(row + 1, row + n + 1), "row", self.source)
@@ -74,10 +86,18 @@ class ParquetReader:
         """Nothing to close: pyarrow owns the file handle."""
 
 
+#: Rows and bytes of chunks a :class:`ParquetWriter` holds before writing them as one row
+#: group: Arrow's own row group size, or less for wide rows. A row group per chunk would
+#: make Parquet try (and give up) a dictionary for every text column of every chunk.
+ROW_GROUP_ROWS = 1 << 20
+ROW_GROUP_BYTES = 32 << 20
+
+
 class ParquetWriter:
     """Write chunks to a Parquet file. The schema is that of the first chunk (Arrow
     types are kept from Parquet input; Python values are inferred, all-null columns
-    become strings)."""
+    become strings). Consecutive chunks are written as one row group of up to
+    :data:`ROW_GROUP_ROWS` rows or :data:`ROW_GROUP_BYTES` bytes."""
 
     @staticmethod
     def check_available() -> None:
@@ -91,6 +111,9 @@ class ParquetWriter:
         self._target = target
         self._writer: Any = None
         self._schema: Any = None
+        self._held: list[Any] = []
+        self._held_rows = 0
+        self._held_bytes = 0
 
     def write(self, chunk: Chunk) -> None:
         """Append the rows of ``chunk`` as one row group (or more)."""
@@ -119,11 +142,22 @@ class ParquetWriter:
                 f"these rows do not fit one Parquet schema ({exc}); write CSV or JSON Lines instead",
                 **({chunk.unit: first} if first is not None else {}),
             ) from None
-        self._writer.write_table(table)
+        self._held.append(table)
+        self._held_rows += table.num_rows
+        self._held_bytes += table.nbytes
+        if self._held_rows >= ROW_GROUP_ROWS or self._held_bytes >= ROW_GROUP_BYTES:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Write the chunks held as one row group."""
+        if self._held_rows:
+            self._writer.write_table(self._pa.concat_tables(self._held), row_group_size=max(1, self._held_rows))
+        self._held, self._held_rows, self._held_bytes = [], 0, 0
 
     def close(self) -> None:
-        """Write the Parquet footer."""
+        """Write what is held, then the Parquet footer."""
         if self._writer is not None:
+            self._flush()
             self._writer.close()
 
 

@@ -11,6 +11,7 @@ import numpy as np
 import pyarrow as pa
 
 from .answers import AnswerColumns
+from .arrays import float_array, string_array
 from .background import read_ahead
 from .errors import InputError
 from .table import Chunk
@@ -90,7 +91,7 @@ def scored_chunks(
             data[COMBO_PREFIX + cid] = _floats(batch.combos[cid], decimals)
         errors = list(batch.errors)
         failed = n - errors.count(None)
-        data[ERROR_COLUMN] = pa.array(errors, pa.string()) if failed else pa.nulls(n, pa.string())
+        data[ERROR_COLUMN] = string_array(errors) if failed else pa.nulls(n, pa.string())
         if totals is not None:
             totals.rows += n
             totals.errors += failed
@@ -104,7 +105,4 @@ def scored_chunks(
 def _floats(values: Any, decimals: int | None) -> Any:
     """A float array as an Arrow float64 array, NaN (a failed answer) as null."""
     array = np.asarray(values, dtype=np.float64)
-    if decimals is not None:
-        array = np.round(array, decimals)
-    missing = np.isnan(array)  # a mask: some 30 times faster than ``from_pandas=True``
-    return pa.array(array, pa.float64(), mask=missing) if missing.any() else pa.array(array, pa.float64())
+    return float_array(np.round(array, decimals) if decimals is not None else array)

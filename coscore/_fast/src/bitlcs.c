@@ -143,7 +143,7 @@ int cs_lcs_build(cs_lcs *L, cs_cpmap *map, uint32_t n_ids, Py_ssize_t n_keys,
 {
     Py_ssize_t k, i, cnt[CS_NCLASS] = {0, 0, 0, 0};
     int *cls_of = NULL;
-    int c;
+    int c, rc = -1;
     cs_rank_init();
     memset(L, 0, sizeof(*L));
     L->map = *map;
@@ -152,7 +152,7 @@ int cs_lcs_build(cs_lcs *L, cs_cpmap *map, uint32_t n_ids, Py_ssize_t n_keys,
     L->n_keys = n_keys;
     L->key_len = (Py_ssize_t *)malloc((size_t)(n_keys + 1) * sizeof(Py_ssize_t));
     cls_of = (int *)malloc((size_t)(n_keys + 1) * sizeof(int));
-    if (!L->key_len || !cls_of) goto fail;
+    if (!L->key_len || !cls_of) goto done;
     for (k = 0; k < n_keys; k++) {
         Py_ssize_t len = key_off[k + 1] - key_off[k];
         L->key_len[k] = len;
@@ -185,7 +185,7 @@ int cs_lcs_build(cs_lcs *L, cs_cpmap *map, uint32_t n_ids, Py_ssize_t n_keys,
         C->lane_base = (uint16_t *)calloc((size_t)(C->n_vec * lanes), sizeof(uint16_t));
         C->lenmask = (unsigned char *)cs_aligned_calloc((size_t)C->n_vec * CS_VBYTES);
         C->rmul = (unsigned char *)cs_aligned_calloc((size_t)C->n_vec * 2 * CS_VBYTES);
-        if (!C->pm || !C->lane_key || !C->lane_base || !C->lenmask || !C->rmul) goto fail;
+        if (!C->pm || !C->lane_key || !C->lane_base || !C->lenmask || !C->rmul) goto done;
         for (i = 0; i < C->n_vec * lanes; i++) C->lane_key[i] = -1;
         for (k = 0; k < n_keys; k++) {
             Py_ssize_t g, lane;
@@ -235,7 +235,7 @@ int cs_lcs_build(cs_lcs *L, cs_cpmap *map, uint32_t n_ids, Py_ssize_t n_keys,
         L->long_pm = (Py_ssize_t *)malloc((size_t)L->n_long * sizeof(Py_ssize_t));
         L->long_st = (Py_ssize_t *)malloc((size_t)L->n_long * sizeof(Py_ssize_t));
         L->long_blk = (Py_ssize_t *)malloc((size_t)L->n_long * sizeof(Py_ssize_t));
-        if (!L->long_key || !L->long_nw || !L->long_pm || !L->long_st || !L->long_blk) goto fail;
+        if (!L->long_key || !L->long_nw || !L->long_pm || !L->long_st || !L->long_blk) goto done;
         for (k = 0; k < n_keys; k++) {
             Py_ssize_t nw;
             if (cls_of[k] != -1) continue;
@@ -257,7 +257,7 @@ int cs_lcs_build(cs_lcs *L, cs_cpmap *map, uint32_t n_ids, Py_ssize_t n_keys,
         L->sp_off = (Py_ssize_t *)malloc((size_t)(n_blk + 1) * sizeof(Py_ssize_t));
         L->sp_id = (uint32_t *)malloc((size_t)(n_pairs + 1) * sizeof(uint32_t));
         L->sp_mask = (uint64_t *)malloc((size_t)(n_pairs + 1) * sizeof(uint64_t));
-        if (!L->pm_long || !L->sp_off || !L->sp_id || !L->sp_mask) goto fail;
+        if (!L->pm_long || !L->sp_off || !L->sp_id || !L->sp_mask) goto done;
         n_pairs = 0;
         for (j = 0; j < L->n_long; j++) {
             k = L->long_key[j];
@@ -289,12 +289,11 @@ int cs_lcs_build(cs_lcs *L, cs_cpmap *map, uint32_t n_ids, Py_ssize_t n_keys,
         }
         L->sp_off[n_blk] = n_pairs;
     }
+    rc = 0;
+done:
     free(cls_of);
-    return 0;
-fail:
-    free(cls_of);
-    cs_lcs_free(L);
-    return -1;
+    if (rc != 0) cs_lcs_free(L);
+    return rc;
 }
 
 Py_ssize_t cs_lcs_state_bytes(const cs_lcs *L)
@@ -397,8 +396,8 @@ CS_INLINE void cs_long_run(const cs_lcs *L, const uint32_t *ids, Py_ssize_t m, u
 
 /* Process one chunk of ids through every key. state: vector classes (in class
  * order, 32-byte aligned) then the long-key words. */
-CS_CLONES CS_NOINLINE void cs_lcs_chunk(const cs_lcs *L, const uint32_t *ids, Py_ssize_t m,
-                                        unsigned char *state)
+CS_CLONES_STATIC void cs_lcs_chunk(const cs_lcs *L, const uint32_t *ids, Py_ssize_t m,
+                                   unsigned char *state)
 {
 #ifdef CS_HAVE_VEC
     unsigned char *p = state;

@@ -33,6 +33,7 @@ int cs_cpmap_build(cs_cpmap *m, const uint32_t *cps, const uint32_t *ids, Py_ssi
 {
     Py_ssize_t i, na = 0, np = 1;
     cs_pair *tmp = NULL;
+    int rc = -1;
     memset(m, 0, sizeof(*m));
     for (i = 0; i < n; i++) {
         uint32_t c = cps[i];
@@ -41,7 +42,7 @@ int cs_cpmap_build(cs_cpmap *m, const uint32_t *cps, const uint32_t *ids, Py_ssi
     }
     m->npages = np;
     m->pages = (uint32_t *)calloc((size_t)np * 256, sizeof(uint32_t));
-    if (!m->pages) goto fail;
+    if (!m->pages) goto done;
     for (i = 0; i < n; i++) {
         uint32_t c = cps[i];
         if (c < 0x10000u) m->pages[((uint32_t)m->page_of[c >> 8] << 8) | (c & 0xFFu)] = ids[i];
@@ -52,17 +53,16 @@ int cs_cpmap_build(cs_cpmap *m, const uint32_t *cps, const uint32_t *ids, Py_ssi
         tmp = (cs_pair *)malloc((size_t)na * sizeof(cs_pair));
         m->astral_cp = (uint32_t *)malloc((size_t)na * sizeof(uint32_t));
         m->astral_id = (uint32_t *)malloc((size_t)na * sizeof(uint32_t));
-        if (!tmp || !m->astral_cp || !m->astral_id) goto fail;
+        if (!tmp || !m->astral_cp || !m->astral_id) goto done;
         for (i = 0; i < n; i++)
             if (cps[i] >= 0x10000u) { tmp[j].cp = cps[i]; tmp[j].id = ids[i]; j++; }
         qsort(tmp, (size_t)na, sizeof(cs_pair), cs_pair_cmp);
         for (i = 0; i < na; i++) { m->astral_cp[i] = tmp[i].cp; m->astral_id[i] = tmp[i].id; }
         m->n_astral = na;
-        free(tmp);
     }
-    return 0;
-fail:
+    rc = 0;
+done:
     free(tmp);
-    cs_cpmap_free(m);
-    return -1;
+    if (rc != 0) cs_cpmap_free(m);
+    return rc;
 }

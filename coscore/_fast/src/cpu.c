@@ -1,7 +1,7 @@
 /* Runtime CPU dispatch (see cpu.h). */
 #include "cpu.h"
 
-#if defined(CS_CAN_AVX2) && defined(_MSC_VER) && !defined(__clang__)
+#if defined(CS_CAN_AVX2) && defined(_MSC_VER)     /* MSVC, clang-cl */
 #  include <intrin.h>
 #  include <immintrin.h>
 static int cs_cpu_probe(void)
@@ -16,7 +16,7 @@ static int cs_cpu_probe(void)
     __cpuidex(r, 7, 0);
     return (r[1] & (1 << 5)) != 0;
 }
-#elif defined(CS_CAN_AVX2)
+#elif defined(CS_CAN_AVX2) && defined(__GNUC__)   /* GCC, Clang: libgcc or compiler-rt */
 static int cs_cpu_probe(void)
 {
     __builtin_cpu_init();

@@ -13,14 +13,16 @@
 #  define CS_X86_64 1
 #endif
 
-/* AVX2 functions can be compiled here (a target attribute, or MSVC's intrinsics) */
+/* AVX2 functions can be compiled here: with a target attribute (GNU C), with MSVC's
+ * intrinsics (anywhere), or with clang-cl when the whole build is AVX2 (its
+ * immintrin.h declares the AVX2 intrinsics only then, up to Clang 15 at least) */
 #if defined(CS_X86_64) && !defined(COSCORE_NO_CLONES) \
-    && (defined(__GNUC__) || defined(__clang__) || defined(_MSC_VER))
+    && (defined(__GNUC__) || (defined(_MSC_VER) && (!defined(__clang__) || defined(__AVX2__))))
 #  define CS_CAN_AVX2 1
-#  if defined(_MSC_VER) && !defined(__clang__)
-#    define CS_TARGET_AVX2            /* MSVC compiles AVX2 intrinsics anywhere */
-#  else
+#  if defined(__GNUC__)
 #    define CS_TARGET_AVX2 __attribute__((target("avx2")))
+#  else
+#    define CS_TARGET_AVX2            /* MSVC compiles AVX2 intrinsics anywhere */
 #  endif
 #endif
 

@@ -97,8 +97,8 @@ CS_INLINE void cs_frac_max(Py_ssize_t a, Py_ssize_t b, Py_ssize_t *bn, Py_ssize_
 #ifdef CS_HAVE_VEC
 /* sum_min of every key at once: for each distinct id of the answer, add
  * min(count in key, count in answer) to each key's 16-bit lane */
-CS_CLONES CS_NOINLINE void cs_jac_dense(const cs_jac *J, const Py_ssize_t *ns, const uint32_t *touched,
-                                        Py_ssize_t nt, cs_vs16 *acc)
+CS_CLONES_STATIC void cs_jac_dense(const cs_jac *J, const Py_ssize_t *ns, const uint32_t *touched,
+                                   Py_ssize_t nt, cs_vs16 *acc)
 {
     Py_ssize_t j, v, nv = J->n_kvec;
     const cs_vs16 *km = (const cs_vs16 *)J->kmat;
