@@ -3,11 +3,10 @@
 These loops run once per answer of a batch, so they are written against the C API
 instead of as Python loops; they hold no rule logic. Checking, picking blanks and
 deduplicating run without the GIL (see src/answers.h and src/dedup.h: they read the
-answers' objects and str buffers directly and write to no object; a text is hashed
-from its own code points with a per-process random seed, not by Python's ``hash``),
-so that threads scoring different chunks overlap; only building the Python results
-(one new reference per item of a new list) and joining blanks hold it. The caller
-must not mutate the lists passed in while a call runs.
+answers' objects and str buffers directly and write to no object), so that threads
+scoring different chunks overlap; only hashing (Python's own str hash, cached in each
+str) and building the Python results (one new reference per item of a new list) hold
+it. The caller must not mutate the lists passed in while a call runs.
 """
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE, PyList_New, PyList_SET_ITEM
 from cpython.object cimport PyObject
@@ -31,34 +30,32 @@ cdef extern from "src/answers.h" nogil:
     Py_ssize_t csb_check(PyObject **answers, Py_ssize_t n, unsigned char *odd,
                          Py_ssize_t *most, Py_ssize_t *fewest)
     Py_ssize_t csb_answers_plain(PyObject **answers, Py_ssize_t n)
+    Py_ssize_t csb_strs_plain(PyObject **items, Py_ssize_t n)
     Py_ssize_t csb_all_str(PyObject **items, Py_ssize_t n)
     Py_ssize_t csb_pick_blanks(PyObject **answers, Py_ssize_t n, Py_ssize_t index, bint joined,
                                PyObject *empty, PyObject **out, unsigned char *miss)
     Py_ssize_t csb_check_pick(PyObject **answers, Py_ssize_t n, Py_ssize_t index, bint joined,
-                              PyObject *empty, PyObject **out, uint64_t *hashes, unsigned char *miss,
-                              unsigned char *odd, Py_ssize_t *n_odd, Py_ssize_t *n_late, Py_ssize_t *longest)
+                              PyObject *empty, PyObject **out, unsigned char *miss, unsigned char *odd,
+                              Py_ssize_t *n_odd, Py_ssize_t *n_late, Py_ssize_t *longest)
 
-cdef extern from "src/answers.h":   # with the GIL: takes references
+cdef extern from "src/answers.h":   # with the GIL: takes references, hashes
     Py_ssize_t csb_fill_list(object lst, PyObject **picked, Py_ssize_t m) except -1
+    int csb_hash_strs(PyObject **items, Py_ssize_t n, uint64_t *hashes) except -1
+    int csb_hash_answers(PyObject **answers, Py_ssize_t n, uint64_t *hashes) except -1
 
 cdef extern from "src/dedup.h" nogil:
     ctypedef struct csb_table:
         uint64_t *table
     int csb_table_init(csb_table *T, Py_ssize_t n)
-    void csb_hash_seed(uint64_t a, uint64_t b)
-    uint64_t csb_str_hash(PyObject *s)
-    Py_ssize_t csb_hash_strs(PyObject **items, Py_ssize_t n, uint64_t *hashes, Py_ssize_t *longest)
+    ctypedef Py_ssize_t (*csb_dedup_fn)(csb_table *T, PyObject **items, const uint64_t *hashes,
+                                        Py_ssize_t n, Py_ssize_t *first, Py_ssize_t *idx) noexcept nogil
     Py_ssize_t csb_dedup_strs(csb_table *T, PyObject **items, const uint64_t *hashes, Py_ssize_t n,
                               Py_ssize_t *first, Py_ssize_t *idx)
-    Py_ssize_t csb_dedup_answers(csb_table *T, PyObject **answers, Py_ssize_t n,
+    Py_ssize_t csb_dedup_answers(csb_table *T, PyObject **items, const uint64_t *hashes, Py_ssize_t n,
                                  Py_ssize_t *first, Py_ssize_t *idx)
 
 cdef extern from "src/heap.h" nogil:
     int csb_tune_malloc()
-
-_secret = os.urandom(16)   # the dedup's hash seed: a batch cannot be made to collide
-csb_hash_seed(int.from_bytes(_secret[:8], "little"), int.from_bytes(_secret[8:], "little"))
-del _secret
 
 def tune_malloc():
     """Keep glibc from returning the chunk-sized blocks scoring allocates and frees to the
@@ -171,11 +168,12 @@ def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None):
       text is ``""``), or ``None`` when there are none;
     - ``odd``: the positions of answers that are not a ``str`` or a list/tuple of
       ``str`` (their text is ``""`` too);
-    - ``longest``: the length of the longest text (0 when there are none).
+    - ``longest``: the length of the longest text (0 when there are none), found on
+      the way.
 
     With ``start`` / ``stop``, only ``answers[start:stop]`` are read (positions are
-    relative to ``start``), without copying the slice. Picking, checking, hashing and
-    probing run without the GIL, and the column of all texts is never built; only
+    relative to ``start``), without copying the slice. Picking, checking and probing
+    run without the GIL, and the column of all texts is never built; only hashing,
     joining blanks (``"*"`` over answers with several) and the distinct list hold it."""
     cdef Py_ssize_t size = PyList_GET_SIZE(answers), lacking = 0, n_odd = 0, index = 0, i, k, n_distinct = 0, m
     cdef Py_ssize_t end = size if stop is None else stop, longest = 0
@@ -206,9 +204,8 @@ def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None):
         hashes = <uint64_t *>malloc((m + 1) * sizeof(uint64_t))
         if picked == NULL or odd == NULL or first == NULL or hashes == NULL:
             raise MemoryError()
-        with nogil:   # pick, check and hash in one pass
-            lacking = csb_check_pick(items, m, index, joined, empty, picked, hashes, &miss[0], odd, &n_odd, &k,
-                                     &longest)
+        with nogil:   # pick and check in one pass
+            lacking = csb_check_pick(items, m, index, joined, empty, picked, &miss[0], odd, &n_odd, &k, &longest)
         if k:   # blanks to join ("*"), or (before 3.12) a str not yet ready
             joins = []
             for i in range(m):
@@ -220,8 +217,8 @@ def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None):
                         picked[i] = <PyObject *>item
                     PyUnicode_READY(<object>picked[i])
                     longest = max(longest, PyUnicode_GET_LENGTH(<object>picked[i]))
-                    hashes[i] = csb_str_hash(picked[i])
-        n_distinct = _table(picked, hashes, m, first, &idx[0])
+        csb_hash_strs(picked, m, hashes)
+        n_distinct = _table(picked, hashes, m, csb_dedup_strs, first, &idx[0])
         if m == size and n_distinct == m and n_odd == 0 and lacking == 0 and joins is None and not joined \
                 and index in (0, -1) and csb_all_str(items, m) == m:
             distinct = answers   # every answer a distinct str: the answers are their texts
@@ -278,11 +275,10 @@ cdef list _pick(list source, PyObject **items, const Py_ssize_t *first, Py_ssize
     return out
 
 
-cdef Py_ssize_t _table(PyObject **items, const uint64_t *hashes, Py_ssize_t n,
+cdef Py_ssize_t _table(PyObject **items, const uint64_t *hashes, Py_ssize_t n, csb_dedup_fn run,
                        Py_ssize_t *first, Py_ssize_t *idx) except -1:
-    """Deduplicate plain str ``items`` of these ``hashes`` or, when ``hashes`` is NULL,
-    well-formed answers of plain str blanks, with the GIL released: ``idx`` and
-    ``first`` (see src/dedup.h); returns the number of distinct items."""
+    """Run one of the table dedups over ``items`` (GIL released): ``idx`` and ``first``
+    (see src/dedup.h); returns the number of distinct items."""
     cdef csb_table T
     cdef Py_ssize_t m = 0
     cdef int failed
@@ -290,19 +286,43 @@ cdef Py_ssize_t _table(PyObject **items, const uint64_t *hashes, Py_ssize_t n,
     with nogil:   # the table is zeroed here too
         failed = csb_table_init(&T, n)
         if failed == 0:
-            if hashes != NULL:
-                m = csb_dedup_strs(&T, items, hashes, n, first, idx)
-            else:
-                m = csb_dedup_answers(&T, items, n, first, idx)
+            m = run(&T, items, hashes, n, first, idx)
         free(T.table)
     if failed:
         raise MemoryError()
     return m
 
 
+cdef tuple _dedup(list source, PyObject **items, Py_ssize_t n, bint answers, index):
+    """Hash ``items`` (str objects, or well-formed ``answers``) and deduplicate them into
+    ``index``; return ``(distinct, index)``."""
+    cdef Py_ssize_t[::1] idx = index
+    cdef Py_ssize_t *first = NULL
+    cdef uint64_t *hashes = NULL
+    cdef Py_ssize_t m
+    if n == 0:
+        return [], index
+    try:
+        first = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t))
+        hashes = <uint64_t *>malloc(n * sizeof(uint64_t))
+        if first == NULL or hashes == NULL:
+            raise MemoryError()
+        if answers:
+            csb_hash_answers(items, n, hashes)
+            m = _table(items, hashes, n, csb_dedup_answers, first, &idx[0])
+        else:
+            csb_hash_strs(items, n, hashes)
+            m = _table(items, hashes, n, csb_dedup_strs, first, &idx[0])
+        return _pick(source, items, first, m), index
+    finally:
+        free(first)
+        free(hashes)
+
+
 def longest(strings) -> int:
-    """The length of the longest of ``strings`` (a list or tuple; 0 when empty). Exact
-    ``str`` items are read without a Python call each, anything else by ``len``."""
+    """The length of the longest of ``strings`` (0 when there are none). The exact ``str``
+    items of a list or tuple are read without a Python call each, anything else by
+    ``len``."""
     cdef Py_ssize_t top = 0, i, n, k
     cdef PyObject *o
     if type(strings) is not list and type(strings) is not tuple:
@@ -322,39 +342,22 @@ def dedup_strings(list strings):
     each input, its position among them (an intp array). When all are distinct,
     ``distinct`` is ``strings`` itself (read it, do not mutate it).
 
-    The strings are hashed from their code points and looked up in an open-addressing
-    table, all without the GIL; the result list is built afterwards (one reference per
-    distinct string).
+    An open-addressing table over the strings' hashes, probed without the GIL; the
+    result list is built afterwards (one reference per distinct string).
     """
-    cdef Py_ssize_t n = PyList_GET_SIZE(strings), k, m, longest = 0
+    cdef Py_ssize_t n = PyList_GET_SIZE(strings), bad
     cdef PyObject **items = _items(strings)
-    cdef uint64_t *hashes = NULL
-    cdef Py_ssize_t *first = NULL
     index = np.empty(n, dtype=np.intp)
-    if n == 0:
-        return [], index
-    cdef Py_ssize_t[::1] idx = index
-    try:
-        hashes = <uint64_t *>malloc(n * sizeof(uint64_t))
-        first = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t))
-        if hashes == NULL or first == NULL:
-            raise MemoryError()
-        with nogil:
-            k = csb_hash_strs(items, n, hashes, &longest)
-        while k < n:      # not an exact str, or (before 3.12) a legacy str not yet ready
-            item = <object>items[k]
-            if type(item) is not str:
-                raise TypeError(f"expected str, got {type(item).__name__}")
-            PyUnicode_READY(item)
-            hashes[k] = csb_str_hash(items[k])
-            k += 1
-            with nogil:
-                k += csb_hash_strs(items + k, n - k, hashes + k, &longest)
-        m = _table(items, hashes, n, first, &idx[0])
-        return _pick(strings, items, first, m), index
-    finally:
-        free(hashes)
-        free(first)
+    with nogil:
+        bad = csb_strs_plain(items, n)
+    while bad < n:      # not an exact str, or (before 3.12) a legacy str not yet ready
+        item = <object>items[bad]
+        if type(item) is not str:
+            raise TypeError(f"expected str, got {type(item).__name__}")
+        PyUnicode_READY(item)
+        bad += 1
+        bad += csb_strs_plain(items + bad, n - bad)
+    return _dedup(strings, items, n, False, index)
 
 
 cdef inline size_t _answer_hash(object answer) except? 0:
@@ -428,22 +431,11 @@ def dedup_answers(list answers):
     ``str``, as :func:`check_answers` vouches): the distinct answers in first-occurrence
     order (``"a"``, ``["a"]`` and ``("a",)`` are the same answer) and, for each input,
     its index among them. When all are distinct, ``distinct`` is ``answers`` itself."""
-    cdef Py_ssize_t n = PyList_GET_SIZE(answers), bad, m
+    cdef Py_ssize_t n = PyList_GET_SIZE(answers), bad
     cdef PyObject **items = _items(answers)
-    cdef Py_ssize_t *first = NULL
     inverse = np.empty(n, dtype=np.intp)
     with nogil:
         bad = csb_answers_plain(items, n)
     if bad < n:
         return _dedup_answers_slow(answers)
-    if n == 0:
-        return [], inverse
-    cdef Py_ssize_t[::1] idx = inverse
-    try:
-        first = <Py_ssize_t *>malloc(n * sizeof(Py_ssize_t))
-        if first == NULL:
-            raise MemoryError()
-        m = _table(items, NULL, n, first, &idx[0])
-        return _pick(answers, items, first, m), inverse
-    finally:
-        free(first)
+    return _dedup(answers, items, n, True, inverse)

@@ -4,7 +4,9 @@
  * keeps alive (a list it holds, and the objects that list holds) through the
  * public C-API macros, and touch no reference count, so they run with the GIL
  * released; the caller must not mutate the lists while a call runs (the
- * engine's chunks are its own lists). Only csb_fill_list needs the GIL.
+ * engine's chunks are its own lists). Only csb_fill_list and the hashing
+ * (csb_hash_strs, csb_hash_answers: Python's own str hash, cached in the
+ * objects) need the GIL.
  */
 #ifndef COSCORE_SRC_ANSWERS_H
 #define COSCORE_SRC_ANSWERS_H
@@ -40,15 +42,10 @@ CS_INLINE void csb_prefetch_answers(PyObject *const *answers, Py_ssize_t i, Py_s
         if (Py_TYPE(a) == &PyList_Type) CS_PREFETCH(((PyListObject *)a)->ob_item);
     }
     if (i + 4 < n) {
-        PyObject *a = answers[i + 4], *b = NULL;
+        PyObject *a = answers[i + 4];
         PyTypeObject *t = Py_TYPE(a);
-        if (t == &PyList_Type && Py_SIZE(a) > 0) b = PyList_GET_ITEM(a, 0);
-        else if (t == &PyTuple_Type && Py_SIZE(a) > 0) b = PyTuple_GET_ITEM(a, 0);
-        else if (t == &PyUnicode_Type) b = a;
-        if (b) {    /* its header and, past it, its first code points */
-            CS_PREFETCH(b);
-            CS_PREFETCH((const char *)b + 64);
-        }
+        if (t == &PyList_Type && Py_SIZE(a) > 0) CS_PREFETCH(PyList_GET_ITEM(a, 0));
+        else if (t == &PyTuple_Type && Py_SIZE(a) > 0) CS_PREFETCH(PyTuple_GET_ITEM(a, 0));
     }
 }
 
@@ -71,6 +68,8 @@ Py_ssize_t csb_check(PyObject *const *answers, Py_ssize_t n, unsigned char *odd,
 Py_ssize_t csb_answers_plain(PyObject *const *answers, Py_ssize_t n);
 /* The first index of an item that is not an exact str, or n. */
 Py_ssize_t csb_all_str(PyObject *const *items, Py_ssize_t n);
+/* The first index of a str that is not readable without the GIL, or n. */
+Py_ssize_t csb_strs_plain(PyObject *const *items, Py_ssize_t n);
 /* out[i] = blank `index` of well-formed answers[i] (negative: from the end),
  * borrowed; `empty` (and miss[i] = 1) when the answer lacks it. With
  * `joined`, blank index is ignored: out[i] is the answer's one blank, `empty`
@@ -78,17 +77,23 @@ Py_ssize_t csb_all_str(PyObject *const *items, Py_ssize_t n);
  * of answers that lack the blank. */
 Py_ssize_t csb_pick_blanks(PyObject *const *answers, Py_ssize_t n, Py_ssize_t index, int joined,
                            PyObject *empty, PyObject **out, unsigned char *miss);
-/* csb_check and csb_pick_blanks in one pass over the answers, hashing the
- * texts picked on the way (while they are in cache: csb_str_hash of dedup.h):
- * odd[i] = 1 (and out[i] = `empty`) for an answer that is not well formed;
- * returns the number of well-formed answers that lack the blank, *n_odd the
- * number of odd ones; hashes[i] = the hash of out[i], and *longest the
- * largest length of them. Where out[i] is NULL (blanks to join) or a str not
- * readable without the GIL, odd[i] = 2 instead (hashes[i] unset, the length
- * not counted), counted in *n_late, for the caller to finish. */
+/* csb_check and csb_pick_blanks in one pass over the answers: odd[i] = 1 (and
+ * out[i] = `empty`) for an answer that is not well formed; returns the number
+ * of well-formed answers that lack the blank, *n_odd the number of odd ones,
+ * and *longest the largest length of the blanks picked. Where out[i] is NULL
+ * (blanks to join) or a str not readable without the GIL, odd[i] = 2 instead
+ * (its length not counted), counted in *n_late, for the caller to finish. */
 Py_ssize_t csb_check_pick(PyObject *const *answers, Py_ssize_t n, Py_ssize_t index, int joined,
-                          PyObject *empty, PyObject **out, uint64_t *hashes, unsigned char *miss,
-                          unsigned char *odd, Py_ssize_t *n_odd, Py_ssize_t *n_late, Py_ssize_t *longest);
+                          PyObject *empty, PyObject **out, unsigned char *miss, unsigned char *odd,
+                          Py_ssize_t *n_odd, Py_ssize_t *n_late, Py_ssize_t *longest);
+/* hashes[i] = hash(items[i]) of n str objects (Python's own hash: computed
+ * once and cached in each str, so a batch hashed before costs a header read
+ * each); returns 0, or -1 with an exception set. Needs the GIL. */
+int csb_hash_strs(PyObject *const *items, Py_ssize_t n, uint64_t *hashes);
+/* hashes[i] = a hash of well-formed answers[i] from its blanks' hashes, the
+ * same for "a", ["a"] and ("a",); returns 0, or -1 with an exception set.
+ * Needs the GIL. */
+int csb_hash_answers(PyObject *const *answers, Py_ssize_t n, uint64_t *hashes);
 /* Fill a new list (PyList_New(m)) with new references to picked[i], leaving
  * the NULL entries NULL; returns their number. Needs the GIL. */
 Py_ssize_t csb_fill_list(PyObject *list, PyObject *const *picked, Py_ssize_t m);
