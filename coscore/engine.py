@@ -142,30 +142,43 @@ class ColumnarPlan:
                     flag[:] = True
                     result = np.zeros(n)
                 else:
-                    result, f = signed_zeros(values * score, None, int_zero)
-                    if f is not None:
-                        flag |= f
-                    flag |= np.abs(result) >= EXACT_LIMIT
+                    result = values * score
+                    if int_zero:  # -0.0 means 0.0 (see signed_zeros); -0.0 + 0.0 is 0.0, all else unchanged
+                        result += 0.0
+                    else:
+                        result, f = signed_zeros(result, None, False)
+                        if f is not None:
+                            flag |= f
+                    _flag_inexact(result, flag)
                 results[combo_id] = result
             combos = list(results.values())
-            if self.combo_mode == "ADD":
-                total = np.zeros(n)
-                for result in combos:
-                    total = total + result
-                    flag |= np.abs(total) >= EXACT_LIMIT
+            if self.combo_mode == "ADD":  # 0.0 + the results, left to right (-0.0 sums to 0.0)
+                total = combos[0] + 0.0
+                _flag_inexact(total, flag)
+                for result in combos[1:]:
+                    total += result
+                    _flag_inexact(total, flag)
             else:
                 total = combos[0].copy()
                 for result in combos[1:]:
-                    total = np.where(result > total, result, total)
+                    np.copyto(total, result, where=result > total)
             flag |= np.isnan(total)
             over = ctx.over_work()
             if over is not None:
                 flag |= over
-            total = np.where(total < 0, 0.0, np.where(total > 10, 10.0, total))
+            np.copyto(total, 0.0, where=total < 0)
+            np.copyto(total, 10.0, where=total > 10)
         return total, results, flag
 
     def _context(self, answers: list, view, longest: int | None) -> "BatchContext":
         return BatchContext(answers, self.atoms, self.manual, view, self.groups, self.limits, self.call_sites, longest)
+
+
+def _flag_inexact(values: np.ndarray, flag: np.ndarray) -> None:
+    """Flag the rows of ``values`` at or beyond :data:`EXACT_LIMIT` in magnitude (two
+    reductions when none is, the usual case; NaN is never flagged here)."""
+    if not (values.size and -EXACT_LIMIT < values.min() and values.max() < EXACT_LIMIT):
+        flag |= np.abs(values) >= EXACT_LIMIT
 
 
 def _int_zero(combo, atoms) -> bool:
