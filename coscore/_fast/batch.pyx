@@ -10,10 +10,10 @@ it. The caller must not mutate the lists passed in while a call runs.
 """
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE, PyList_New, PyList_SET_ITEM
 from cpython.object cimport PyObject
-from cpython.ref cimport Py_INCREF
+from cpython.ref cimport Py_INCREF, Py_XDECREF, Py_XINCREF
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from libc.stdint cimport uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 
 import os
@@ -21,6 +21,7 @@ import os
 import numpy as np
 
 cdef extern from "Python.h":
+    void _list_set "PyList_SET_ITEM"(object lst, Py_ssize_t i, PyObject *item)   # steals item
     Py_hash_t PyObject_Hash(object) except -1
     int PyUnicode_READY(object) except -1
     Py_ssize_t PyUnicode_GET_LENGTH(object)
@@ -156,6 +157,10 @@ def blank_column(list answers, Py_ssize_t n):
         free(picked)
 
 
+#: answers picked and hashed per block in distinct_texts (their str headers fit in cache)
+DEF _BLOCK = 2048
+
+
 def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None):
     """The one text of each answer a rule reads, deduplicated: blank ``key`` (an int,
     negative from the end) or, for ``"*"``, the blanks joined — checking the answers on
@@ -173,10 +178,13 @@ def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None):
 
     With ``start`` / ``stop``, only ``answers[start:stop]`` are read (positions are
     relative to ``start``), without copying the slice. Picking, checking and probing
-    run without the GIL, and the column of all texts is never built; only hashing,
+    run without the GIL (picking a block of answers at a time, each block then hashed
+    while its texts are in cache), and the column of all texts is never built; only hashing,
     joining blanks (``"*"`` over answers with several) and the distinct list hold it."""
     cdef Py_ssize_t size = PyList_GET_SIZE(answers), lacking = 0, n_odd = 0, index = 0, i, k, n_distinct = 0, m
     cdef Py_ssize_t end = size if stop is None else stop, longest = 0
+    cdef Py_ssize_t b0 = 0, b1, n_odd_block = 0, longest_block = 0, j
+    cdef unsigned char *owned = NULL   # per block: holds a reference to each of its picked texts
     if not 0 <= start <= end <= size:
         raise IndexError(f"answers[{start}:{stop}] is not within the {size} answers")
     m = end - start
@@ -202,35 +210,59 @@ def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None):
         picked = <PyObject **>malloc((m + 1) * sizeof(PyObject *))
         first = <Py_ssize_t *>malloc((m + 1) * sizeof(Py_ssize_t))
         hashes = <uint64_t *>malloc((m + 1) * sizeof(uint64_t))
-        if picked == NULL or odd == NULL or first == NULL or hashes == NULL:
+        owned = <unsigned char *>calloc(m // _BLOCK + 1, 1)
+        if picked == NULL or odd == NULL or first == NULL or hashes == NULL or owned == NULL:
             raise MemoryError()
-        with nogil:   # pick and check in one pass
-            lacking = csb_check_pick(items, m, index, joined, empty, picked, &miss[0], odd, &n_odd, &k, &longest)
-        if k:   # blanks to join ("*"), or (before 3.12) a str not yet ready
-            joins = []
-            for i in range(m):
-                if odd[i] == 2:
-                    odd[i] = 0
-                    if picked[i] == NULL:
-                        item = "".join(<object>items[i])
-                        joins.append(item)
-                        picked[i] = <PyObject *>item
-                    PyUnicode_READY(<object>picked[i])
-                    longest = max(longest, PyUnicode_GET_LENGTH(<object>picked[i]))
-        csb_hash_strs(picked, m, hashes)
+        while b0 < m:   # a block at a time, so that its str headers are still in cache when hashed
+            b1 = min(m, b0 + _BLOCK)
+            with nogil:   # pick and check in one pass
+                lacking += csb_check_pick(items + b0, b1 - b0, index, joined, empty, picked + b0, &miss[b0], odd + b0,
+                                          &n_odd_block, &k, &longest_block)
+            n_odd += n_odd_block
+            longest = max(longest, longest_block)
+            if k:   # blanks to join ("*"), or (before 3.12) a str not yet ready
+                if joins is None:
+                    joins = []
+                for i in range(b0, b1):
+                    if odd[i] == 2:
+                        odd[i] = 0
+                        if picked[i] == NULL:
+                            item = "".join(<object>items[i])
+                            joins.append(item)
+                            picked[i] = <PyObject *>item
+                        PyUnicode_READY(<object>picked[i])
+                        longest = max(longest, PyUnicode_GET_LENGTH(<object>picked[i]))
+            csb_hash_strs(picked + b0, b1 - b0, hashes + b0)
+            for i in range(b0, b1):   # texts that are not the answers themselves: take them now, in cache
+                if picked[i] != items[i]:
+                    owned[b0 // _BLOCK] = 1
+                    for i in range(b0, b1):
+                        Py_XINCREF(picked[i])
+                    break
+            b0 = b1
         n_distinct = _table(picked, hashes, m, csb_dedup_strs, first, &idx[0])
         if m == size and n_distinct == m and n_odd == 0 and lacking == 0 and joins is None and not joined \
                 and index in (0, -1) and csb_all_str(items, m) == m:
             distinct = answers   # every answer a distinct str: the answers are their texts
         else:
             distinct = PyList_New(n_distinct)
-            for i in range(n_distinct):
-                item = <object>picked[first[i]]
-                Py_INCREF(item)
-                PyList_SET_ITEM(distinct, i, item)
+            for j in range(n_distinct):
+                i = first[j]
+                if owned[i // _BLOCK]:   # the reference taken above moves into the list
+                    _list_set(distinct, j, picked[i])
+                    picked[i] = NULL
+                else:
+                    Py_XINCREF(picked[i])
+                    _list_set(distinct, j, picked[i])
         found = [i for i in range(m) if odd[i]] if n_odd else []
         return distinct, inverse, (missing if lacking else None), found, longest
     finally:
+        if owned != NULL:
+            for b0 in range(0, m, _BLOCK):   # the references taken and not moved into the list
+                if owned[b0 // _BLOCK]:
+                    for i in range(b0, min(m, b0 + _BLOCK)):
+                        Py_XDECREF(picked[i])
+        free(owned)
         free(picked)
         free(odd)
         free(first)
