@@ -157,8 +157,8 @@ def blank_column(list answers, Py_ssize_t n):
         free(picked)
 
 
-#: answers picked and hashed per block in distinct_texts (their str headers fit in cache)
-DEF _BLOCK = 2048
+cdef enum:
+    _BLOCK = 2048   # answers picked and hashed per block in distinct_texts (their str headers fit in cache)
 
 
 def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None):
