@@ -23,7 +23,7 @@ from typing import Callable, Hashable, Iterable, Iterator, Mapping, Sequence, Un
 import numpy as np
 
 from . import atoms as _atoms
-from ._fast import blank_column, check_answers, dedup_answers, dedup_strings, distinct_texts, joined_column, total_length, tune_malloc
+from ._fast import blank_column, check_answers, dedup_answers, dedup_strings, distinct_texts, joined_column, longest, tune_malloc
 from .expr.columnar import EXACT_LIMIT, MAX_TEXT, Column, ColumnFn, build, built_over, column_kind, integral, signed_zeros, text_key, truthy
 from .expr.evaluate import Answer, combo_result, compile_tree, total
 from .expr.nodes import ATOM_OPERATORS, BLANK_OPERATORS, Call, Const, Node, walk
@@ -119,15 +119,16 @@ class ColumnarPlan:
         self.key = next(iter(blanks)) if len(blanks) == 1 and not structural else None
         self.kernel_texts = _kernel_texts(spec, atoms)
 
-    def run(self, answers: list, view=None) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
+    def run(self, answers: list, view=None, longest: int | None = None) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
         """Totals, combo results and flags for distinct, well-formed answers.
 
         With ``view`` set, each answer is a string standing for blank ``view`` (``"*"``:
         the joined blanks) — all the rule reads; ``answers`` may then be any sequence
-        of ``str`` or a ``Texts`` (see ``kernel_texts``)."""
+        of ``str`` or a ``Texts`` (see ``kernel_texts``) — and ``longest``, when given, is
+        at least the length of the longest of them."""
         if not (self.kernel_texts or isinstance(answers, list)):
             answers = list(answers)
-        ctx = self._context(answers, view)
+        ctx = self._context(answers, view, longest)
         n = len(answers)
         flag = np.zeros(n, dtype=bool)
         if self.built_over is not None:
@@ -135,7 +136,7 @@ class ColumnarPlan:
             if over is not None and over.any():  # never build these: the reference path stops at the budget
                 flag |= over
                 empty = "" if view is not None else ()
-                ctx = self._context([empty if o else a for a, o in zip(answers, over.tolist())], view)
+                ctx = self._context([empty if o else a for a, o in zip(answers, over.tolist())], view, longest)
             # no answer left builds more than its budget in all: then no one join is too long
             ctx.joins_fit = self.limits.max_built_chars <= MAX_TEXT
         results: dict[str, np.ndarray] = {}
@@ -150,30 +151,43 @@ class ColumnarPlan:
                     flag[:] = True
                     result = np.zeros(n)
                 else:
-                    result, f = signed_zeros(values * score, None, int_zero)
-                    if f is not None:
-                        flag |= f
-                    flag |= np.abs(result) >= EXACT_LIMIT
+                    result = values * score
+                    if int_zero:  # -0.0 means 0.0 (see signed_zeros); -0.0 + 0.0 is 0.0, all else unchanged
+                        result += 0.0
+                    else:
+                        result, f = signed_zeros(result, None, False)
+                        if f is not None:
+                            flag |= f
+                    _flag_inexact(result, flag)
                 results[combo_id] = result
             combos = list(results.values())
-            if self.combo_mode == "ADD":
-                total = np.zeros(n)
-                for result in combos:
-                    total = total + result
-                    flag |= np.abs(total) >= EXACT_LIMIT
+            if self.combo_mode == "ADD":  # 0.0 + the results, left to right (-0.0 sums to 0.0)
+                total = combos[0] + 0.0
+                _flag_inexact(total, flag)
+                for result in combos[1:]:
+                    total += result
+                    _flag_inexact(total, flag)
             else:
                 total = combos[0].copy()
                 for result in combos[1:]:
-                    total = np.where(result > total, result, total)
+                    np.copyto(total, result, where=result > total)
             flag |= np.isnan(total)
             over = ctx.over_work()
             if over is not None:
                 flag |= over
-            total = np.where(total < 0, 0.0, np.where(total > 10, 10.0, total))
+            np.copyto(total, 0.0, where=total < 0)
+            np.copyto(total, 10.0, where=total > 10)
         return total, results, flag
 
-    def _context(self, answers: list, view) -> "BatchContext":
-        return BatchContext(answers, self.atoms, self.manual, view, self.groups, self.limits, self.call_sites)
+    def _context(self, answers: list, view, longest: int | None) -> "BatchContext":
+        return BatchContext(answers, self.atoms, self.manual, view, self.groups, self.limits, self.call_sites, longest)
+
+
+def _flag_inexact(values: np.ndarray, flag: np.ndarray) -> None:
+    """Flag the rows of ``values`` at or beyond :data:`EXACT_LIMIT` in magnitude (two
+    reductions when none is, the usual case; NaN is never flagged here)."""
+    if not (values.size and -EXACT_LIMIT < values.min() and values.max() < EXACT_LIMIT):
+        flag |= np.abs(values) >= EXACT_LIMIT
 
 
 def _int_zero(combo, atoms) -> bool:
@@ -232,11 +246,13 @@ class BatchContext:
     (``call_sites``), whether it runs or not (``None`` while no answer can be over
     ``limits.max_work``, the usual case: then only a bound for the batch is kept). A
     string whose call alone would go over ``limits.max_work``, or whose answers are all
-    over it already, is not scanned: its answers are flagged.
+    over it already, is not scanned: its answers are flagged. ``longest``, with
+    ``view`` set, is a bound of the answers' lengths (the dedup's), so that bound costs
+    nothing to find for the rule's own text.
     """
 
     def __init__(self, answers: list, atoms: Mapping, manual: bool, view=None, groups: Mapping | None = None,
-                 limits: Limits = DEFAULT_LIMITS, call_sites: Mapping | None = None):
+                 limits: Limits = DEFAULT_LIMITS, call_sites: Mapping | None = None, longest: int | None = None):
         self.answers = answers
         self.n = len(answers)
         self.atoms = atoms
@@ -249,6 +265,7 @@ class BatchContext:
         self.work: np.ndarray | None = None
         self._work_bound = 0.0
         self._charges: list = []
+        self._longest = longest if view is not None else None
         self.cache: dict = {}
         if view is not None:
             names = (0, -1, "*") if type(view) is int and view == 0 else (view,)
@@ -288,8 +305,9 @@ class BatchContext:
             group = self.groups.get((atom_id, text_key))
             ids = group.ids if group is not None else (atom_id,)
             chars = self.cache.get(("chars", text_key))
-            if chars is None:  # a bound of any one call's text: they are all in there
-                chars = self.cache[("chars", text_key)] = total_length(distinct) + len(distinct)
+            if chars is None:  # a bound of any one call's cost per unit of work: longest text + 1
+                known = self._longest if strings is self.answers else None
+                chars = self.cache[("chars", text_key)] = (longest(distinct) if known is None else known) + 1
             texts = distinct
             distinct, skipped = self._affordable(texts, index, text_key, chars, sum(self.atoms[i].work for i in ids))
             if skipped is not None:
@@ -497,11 +515,12 @@ def score_chunk(plan: Plan, answers: list, start: int = 0, stop: int | None = No
         # answers that are not lists of strings (odd) are flagged for the reference path
         flag = np.zeros(n, dtype=bool)
         if view is not None:  # the rule reads one text per answer: no copy of the chunk needed
-            distinct, inverse, missing, odd = distinct_texts(answers, view, start, stop)
+            distinct, inverse, missing, odd, bound = distinct_texts(answers, view, start, stop)
             if missing is not None:
                 flag |= missing
             flag[odd] = True
         else:
+            bound = None
             odd, most, fewest = check_answers(answers)
             rows = answers
             if odd:
@@ -514,24 +533,25 @@ def score_chunk(plan: Plan, answers: list, start: int = 0, stop: int | None = No
                 distinct, inverse = dedup_strings(joined_column(rows))
             else:
                 distinct, inverse = dedup_answers(rows)
-        return score_distinct(plan, distinct, inverse, view, flag, lambda i: answers[start + i])
+        return score_distinct(plan, distinct, inverse, view, flag, lambda i: answers[start + i], bound)
     return score_distinct(plan, None, None, None, np.ones(n, dtype=bool), lambda i: answers[start + i])
 
 
 def score_distinct(plan: Plan, distinct: list | None, inverse: np.ndarray | None, view, flag: np.ndarray,
-                   answer_at: Callable[[int], AnswerLike]) -> Batch:
+                   answer_at: Callable[[int], AnswerLike], longest: int | None = None) -> Batch:
     """Score a chunk of ``len(flag)`` answers given already deduplicated: ``distinct``
     (what the rule's combos read: whole answers, or with ``view`` set the text of blank
     ``view`` of each, see :meth:`ColumnarPlan.run`) and ``inverse`` (each answer's
     position among them). Answers where ``flag`` is set, those the columnar path flags
     and all of them when ``distinct`` is ``None`` (or the rule has no columnar plan) are
     scored by the reference evaluator, each distinct one once; ``answer_at(i)`` gives
-    answer ``i``. Used by :func:`score_chunk` and by the Arrow columns of
+    answer ``i``; ``longest``, when known, bounds the length of the distinct texts (with
+    ``view`` set). Used by :func:`score_chunk` and by the Arrow columns of
     :mod:`coscore.columns`."""
     n = len(flag)
     columnar = plan.columnar
     if columnar is not None and distinct is not None and n:
-        total, results, flag_distinct = columnar.run(distinct, view)
+        total, results, flag_distinct = columnar.run(distinct, view, longest)
         if len(distinct) == n:  # all distinct: ``inverse`` is the identity
             scores, combos = total, results
             flag |= flag_distinct

@@ -4,7 +4,8 @@
 - :class:`JaccardScorer` -- CS: character multiset Jaccard (:func:`token`, :func:`token_tables`)
 - :class:`SubstringScanner` -- SM: ordered option walk
 - batch plumbing: :func:`check_answers`, :func:`blank_column`, :func:`joined_column`,
-  :func:`distinct_texts`, :func:`dedup_strings`, :func:`dedup_answers`, :func:`tune_malloc`
+  :func:`distinct_texts`, :func:`dedup_strings`, :func:`dedup_answers`, :func:`longest`,
+  :func:`tune_malloc`
 - :class:`BlankColumns` -- blank columns as Arrow strings, deduplicated on their UTF-8 bytes;
   the compiled form gives the distinct texts as a ``Texts`` (module ``texts``: the texts
   decoded in C, which the compiled kernels read as they read a list of ``str``)
@@ -36,10 +37,10 @@ __all__ = [
     "dedup_strings",
     "distinct_texts",
     "joined_column",
+    "longest",
     "modules",
     "token",
     "token_tables",
-    "total_length",
     "tune_malloc",
 ]
 
@@ -75,7 +76,7 @@ IMPLEMENTATION, _modules = _choose()
 if TYPE_CHECKING:   # the compiled modules' stubs (lcs.pyi, ...) describe both implementations
     from .arrow import BlankColumns
     from .batch import (blank_column, check_answers, dedup_answers, dedup_strings, distinct_texts,
-                        joined_column, total_length, tune_malloc)
+                        joined_column, longest, tune_malloc)
     from .jaccard import JaccardScorer, token, token_tables
     from .lcs import LcsScorer
     from .substring import SubstringScanner

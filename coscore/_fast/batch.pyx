@@ -10,10 +10,10 @@ it. The caller must not mutate the lists passed in while a call runs.
 """
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE, PyList_New, PyList_SET_ITEM
 from cpython.object cimport PyObject
-from cpython.ref cimport Py_INCREF
+from cpython.ref cimport Py_INCREF, Py_XDECREF, Py_XINCREF
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from libc.stdint cimport uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 
 from coscore._fast.texts cimport Texts
@@ -23,6 +23,7 @@ import os
 import numpy as np
 
 cdef extern from "Python.h":
+    void _list_set "PyList_SET_ITEM"(object lst, Py_ssize_t i, PyObject *item)   # steals item
     Py_hash_t PyObject_Hash(object) except -1
     int PyUnicode_READY(object) except -1
     Py_ssize_t PyUnicode_GET_LENGTH(object)
@@ -38,7 +39,7 @@ cdef extern from "src/answers.h" nogil:
                                PyObject *empty, PyObject **out, unsigned char *miss)
     Py_ssize_t csb_check_pick(PyObject **answers, Py_ssize_t n, Py_ssize_t index, bint joined,
                               PyObject *empty, PyObject **out, unsigned char *miss, unsigned char *odd,
-                              Py_ssize_t *n_odd, Py_ssize_t *n_late)
+                              Py_ssize_t *n_odd, Py_ssize_t *n_late, Py_ssize_t *longest)
 
 cdef extern from "src/answers.h":   # with the GIL: takes references, hashes
     Py_ssize_t csb_fill_list(object lst, PyObject **picked, Py_ssize_t m) except -1
@@ -158,10 +159,14 @@ def blank_column(list answers, Py_ssize_t n):
         free(picked)
 
 
+cdef enum:
+    _BLOCK = 2048   # answers picked and hashed per block in distinct_texts (their str headers fit in cache)
+
+
 def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None):
     """The one text of each answer a rule reads, deduplicated: blank ``key`` (an int,
     negative from the end) or, for ``"*"``, the blanks joined — checking the answers on
-    the way. Returns ``(distinct, inverse, missing, odd)``:
+    the way. Returns ``(distinct, inverse, missing, odd, longest)``:
 
     - ``distinct``: the distinct texts in first-occurrence order (``answers`` itself
       when every answer is a distinct ``str`` and ``key`` is ``0`` or ``-1``);
@@ -169,14 +174,19 @@ def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None):
     - ``missing``: a bool mask of the well-formed answers without blank ``key`` (their
       text is ``""``), or ``None`` when there are none;
     - ``odd``: the positions of answers that are not a ``str`` or a list/tuple of
-      ``str`` (their text is ``""`` too).
+      ``str`` (their text is ``""`` too);
+    - ``longest``: the length of the longest text (0 when there are none), found on
+      the way.
 
     With ``start`` / ``stop``, only ``answers[start:stop]`` are read (positions are
     relative to ``start``), without copying the slice. Picking, checking and probing
-    run without the GIL, and the column of all texts is never built; only hashing,
+    run without the GIL (picking a block of answers at a time, each block then hashed
+    while its texts are in cache), and the column of all texts is never built; only hashing,
     joining blanks (``"*"`` over answers with several) and the distinct list hold it."""
     cdef Py_ssize_t size = PyList_GET_SIZE(answers), lacking = 0, n_odd = 0, index = 0, i, k, n_distinct = 0, m
-    cdef Py_ssize_t end = size if stop is None else stop
+    cdef Py_ssize_t end = size if stop is None else stop, longest = 0
+    cdef Py_ssize_t b0 = 0, b1, n_odd_block = 0, longest_block = 0, j
+    cdef unsigned char *owned = NULL   # per block: holds a reference to each of its picked texts
     if not 0 <= start <= end <= size:
         raise IndexError(f"answers[{start}:{stop}] is not within the {size} answers")
     m = end - start
@@ -194,7 +204,7 @@ def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None):
     missing = np.empty(m, dtype=bool)
     inverse = np.empty(m, dtype=np.intp)
     if m == 0:
-        return [], inverse, None, []
+        return [], inverse, None, [], 0
     cdef unsigned char[::1] miss = missing.view(np.uint8)
     cdef Py_ssize_t[::1] idx = inverse
     try:
@@ -202,34 +212,59 @@ def distinct_texts(list answers, key, Py_ssize_t start=0, stop=None):
         picked = <PyObject **>malloc((m + 1) * sizeof(PyObject *))
         first = <Py_ssize_t *>malloc((m + 1) * sizeof(Py_ssize_t))
         hashes = <uint64_t *>malloc((m + 1) * sizeof(uint64_t))
-        if picked == NULL or odd == NULL or first == NULL or hashes == NULL:
+        owned = <unsigned char *>calloc(m // _BLOCK + 1, 1)
+        if picked == NULL or odd == NULL or first == NULL or hashes == NULL or owned == NULL:
             raise MemoryError()
-        with nogil:   # pick and check in one pass
-            lacking = csb_check_pick(items, m, index, joined, empty, picked, &miss[0], odd, &n_odd, &k)
-        if k:   # blanks to join ("*"), or (before 3.12) a str not yet ready
-            joins = []
-            for i in range(m):
-                if odd[i] == 2:
-                    odd[i] = 0
-                    if picked[i] == NULL:
-                        item = "".join(<object>items[i])
-                        joins.append(item)
-                        picked[i] = <PyObject *>item
-                    PyUnicode_READY(<object>picked[i])
-        csb_hash_strs(picked, m, hashes)
+        while b0 < m:   # a block at a time, so that its str headers are still in cache when hashed
+            b1 = min(m, b0 + _BLOCK)
+            with nogil:   # pick and check in one pass
+                lacking += csb_check_pick(items + b0, b1 - b0, index, joined, empty, picked + b0, &miss[b0], odd + b0,
+                                          &n_odd_block, &k, &longest_block)
+            n_odd += n_odd_block
+            longest = max(longest, longest_block)
+            if k:   # blanks to join ("*"), or (before 3.12) a str not yet ready
+                if joins is None:
+                    joins = []
+                for i in range(b0, b1):
+                    if odd[i] == 2:
+                        odd[i] = 0
+                        if picked[i] == NULL:
+                            item = "".join(<object>items[i])
+                            joins.append(item)
+                            picked[i] = <PyObject *>item
+                        PyUnicode_READY(<object>picked[i])
+                        longest = max(longest, PyUnicode_GET_LENGTH(<object>picked[i]))
+            csb_hash_strs(picked + b0, b1 - b0, hashes + b0)
+            for i in range(b0, b1):   # texts that are not the answers themselves: take them now, in cache
+                if picked[i] != items[i]:
+                    owned[b0 // _BLOCK] = 1
+                    for i in range(b0, b1):
+                        Py_XINCREF(picked[i])
+                    break
+            b0 = b1
         n_distinct = _table(picked, hashes, m, csb_dedup_strs, first, &idx[0])
         if m == size and n_distinct == m and n_odd == 0 and lacking == 0 and joins is None and not joined \
                 and index in (0, -1) and csb_all_str(items, m) == m:
             distinct = answers   # every answer a distinct str: the answers are their texts
         else:
             distinct = PyList_New(n_distinct)
-            for i in range(n_distinct):
-                item = <object>picked[first[i]]
-                Py_INCREF(item)
-                PyList_SET_ITEM(distinct, i, item)
+            for j in range(n_distinct):
+                i = first[j]
+                if owned[i // _BLOCK]:   # the reference taken above moves into the list
+                    _list_set(distinct, j, picked[i])
+                    picked[i] = NULL
+                else:
+                    Py_XINCREF(picked[i])
+                    _list_set(distinct, j, picked[i])
         found = [i for i in range(m) if odd[i]] if n_odd else []
-        return distinct, inverse, (missing if lacking else None), found
+        return distinct, inverse, (missing if lacking else None), found, longest
     finally:
+        if owned != NULL:
+            for b0 in range(0, m, _BLOCK):   # the references taken and not moved into the list
+                if owned[b0 // _BLOCK]:
+                    for i in range(b0, min(m, b0 + _BLOCK)):
+                        Py_XDECREF(picked[i])
+        free(owned)
         free(picked)
         free(odd)
         free(first)
@@ -318,23 +353,24 @@ cdef tuple _dedup(list source, PyObject **items, Py_ssize_t n, bint answers, ind
         free(hashes)
 
 
-def total_length(strings) -> int:
-    """The sum of the lengths of ``strings`` (a list; exact ``str`` items are read
-    without a Python call each, anything else by ``len``; or a Texts)."""
-    cdef Py_ssize_t total = 0, i, n
+def longest(strings) -> int:
+    """The length of the longest of ``strings`` (0 when there are none). The exact ``str``
+    items of a list or tuple are read without a Python call each, a ``Texts`` in C,
+    anything else by ``len``."""
+    cdef Py_ssize_t top = 0, i, n, k
     cdef PyObject *o
     if isinstance(strings, Texts):
-        return (<Texts>strings).total_length
-    if type(strings) is not list:
-        return sum(map(len, strings))
-    n = PyList_GET_SIZE(strings)
+        return (<Texts>strings).longest()
+    if type(strings) is not list and type(strings) is not tuple:
+        return max(map(len, strings), default=0)
+    n = len(strings)
+    cdef PyObject **items = PySequence_Fast_ITEMS(strings)
     for i in range(n):
-        o = PyList_GET_ITEM(strings, i)
-        if type(<object>o) is str:
-            total += PyUnicode_GET_LENGTH(<object>o)
-        else:
-            total += len(<object>o)
-    return total
+        o = items[i]
+        k = PyUnicode_GET_LENGTH(<object>o) if type(<object>o) is str else len(<object>o)
+        if k > top:
+            top = k
+    return top
 
 
 def dedup_strings(list strings):

@@ -113,14 +113,16 @@ def joined_column(answers: list) -> list:
 
 
 def distinct_texts(answers: list, key: Any, start: int = 0,
-                   stop: Optional[int] = None) -> tuple[list, np.ndarray, Optional[np.ndarray], list[int]]:
-    """``(distinct, inverse, missing, odd)`` for the text each of ``answers[start:stop]``
-    gives a rule: blank ``key`` (an int, negative from the end) or, for ``"*"``, its blanks
-    joined. ``distinct`` lists the texts once each, in first-occurrence order (``answers``
-    itself when they are all distinct ``str`` and ``key`` is 0 or -1); ``inverse`` gives
-    each answer's position among them; ``missing`` masks the well-formed answers without
-    blank ``key`` (``None`` when none); ``odd`` lists the answers that are not well formed.
-    The answers in those two get the text ``""``; positions are relative to ``start``."""
+                   stop: Optional[int] = None) -> tuple[list, np.ndarray, Optional[np.ndarray], list[int], int]:
+    """``(distinct, inverse, missing, odd, longest)`` for the text each of
+    ``answers[start:stop]`` gives a rule: blank ``key`` (an int, negative from the end) or,
+    for ``"*"``, its blanks joined. ``distinct`` lists the texts once each, in
+    first-occurrence order (``answers`` itself when they are all distinct ``str`` and
+    ``key`` is 0 or -1); ``inverse`` gives each answer's position among them; ``missing``
+    masks the well-formed answers without blank ``key`` (``None`` when none); ``odd`` lists
+    the answers that are not well formed; ``longest`` is the length of the longest text.
+    The answers in ``missing`` and ``odd`` get the text ``""``; positions are relative to
+    ``start``."""
     size = len(_check_list(answers))
     start = operator.index(start)
     end = size if stop is None else operator.index(stop)
@@ -131,7 +133,7 @@ def distinct_texts(answers: list, key: Any, start: int = 0,
     m = end - start
     inverse = np.empty(m, dtype=np.intp)
     if m == 0:
-        return [], inverse, None, []
+        return [], inverse, None, [], 0
     missing = np.zeros(m, dtype=bool)
     odd: list[int] = []
     first: dict[str, int] = {}
@@ -147,12 +149,12 @@ def distinct_texts(answers: list, key: Any, start: int = 0,
     if (m == size and len(distinct) == m and not odd and not missing.any() and not joined
             and index in (0, -1) and all(type(a) is str for a in answers)):
         distinct = answers   # every answer a distinct str: the answers are their texts
-    return distinct, inverse, (missing if missing.any() else None), odd
+    return distinct, inverse, (missing if missing.any() else None), odd, max(map(len, first), default=0)
 
 
-def total_length(strings: Sequence[Any]) -> int:
-    """The sum of the lengths of ``strings``."""
-    return sum(map(len, strings))
+def longest(strings: Sequence[Any]) -> int:
+    """The length of the longest of ``strings`` (0 when empty)."""
+    return max(map(len, strings), default=0)
 
 
 def dedup_strings(strings: list) -> tuple[list, np.ndarray]:

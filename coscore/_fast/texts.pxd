@@ -26,6 +26,7 @@ cdef class Texts:
     cdef object owner            # what keeps the rest of the memory they point into alive
 
     cdef str _str(self, Py_ssize_t i)
+    cdef Py_ssize_t longest(self) noexcept
 
 
 cdef Texts texts_from_utf8(const uint8_t **ptrs, const int64_t *lens, const int64_t *rows, Py_ssize_t n,

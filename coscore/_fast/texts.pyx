@@ -5,7 +5,7 @@ code points and its length (``cs_text``, src/text.h) -- exactly as a ``str`` of 
 text holds them: the *canonical* kind, the narrowest that fits its widest code point, so
 that a kernel reading it gives what it gives for the ``str``, bit for bit. The kernels
 (``lcs``, ``jaccard``, ``substring``) take a ``Texts`` wherever they take a list of ``str``
-(``_texts.pxd``), and :func:`coscore._fast.total_length` reads its total length.
+(``_texts.pxd``), and :func:`coscore._fast.longest` reads the longest one's length.
 
 It is made from UTF-8 by the Arrow reader (:mod:`coscore._fast.arrow`): an ASCII text is
 read where it lies (zero copy, kind 1), any other is decoded in C, without the GIL, into
@@ -64,6 +64,14 @@ cdef class Texts:
         if t.n == 0:
             return ""
         return PyUnicode_FromKindAndData(t.kind, t.data, t.n)
+
+    cdef Py_ssize_t longest(self) noexcept:
+        """The length of the longest text (0 when there are none)."""
+        cdef Py_ssize_t i, top = 0
+        for i in range(self.n):
+            if self.items[i].n > top:
+                top = self.items[i].n
+        return top
 
     def __getitem__(self, index):
         cdef Py_ssize_t i

@@ -35,10 +35,26 @@ def test_dedup_strings(kernels, strings):
 
 @SETTINGS
 @given(st.lists(any_text, max_size=50))
-def test_total_length(kernels, strings):
-    assert kernels.batch.total_length(strings) == sum(map(len, strings))
-    assert kernels.batch.total_length(tuple(strings)) == sum(map(len, strings))
-    assert kernels.batch.total_length(strings + [Sub("ab"), ["x"]]) == sum(map(len, strings)) + 3
+def test_longest(kernels, strings):
+    top = max(map(len, strings), default=0)
+    assert kernels.batch.longest(strings) == top
+    assert kernels.batch.longest(tuple(strings)) == top
+    assert kernels.batch.longest(iter(strings)) == top
+    assert kernels.batch.longest(strings + [Sub("abcdefg"), ["x"]]) == max(top, 7)
+
+
+@SETTINGS
+@given(st.lists(st.text(st.sampled_from("ab\x00\xff\u0100\u6261\uffff\ud800\U0001F600\U00010000"), max_size=4), max_size=60))
+@example(["ab", "\u6261", "\x00\x00", "\x00", "\U00006261", "\u6261\x00", "ba"])
+def test_dedup_tells_kinds_apart(kernels, strings):
+    """Texts whose bytes agree across kinds ("ab" in one-byte code points, U+6261 in two
+    bytes) or differ only in NULs stay apart; equal texts built apart meet."""
+    strings = [(s + "\U0001F600")[:-1] for s in strings + strings[::2]]   # wider, then narrowed back
+    distinct, index = kernels.batch.dedup_strings(strings)
+    assert distinct == list(dict.fromkeys(strings))
+    assert [distinct[i] for i in index] == strings
+    texts = kernels.batch.distinct_texts(strings, 0)
+    assert texts[0] == distinct and texts[4] == max(map(len, strings), default=0)
 
 
 def test_dedup_strings_rejects_non_str(kernels):
@@ -139,8 +155,9 @@ def test_distinct_texts_matches_model(kernels, answers, key):
     batch = kernels.batch
     answers = answers + answers[::2]
     texts, missing, odd = _texts_model(answers, key)
-    distinct, inverse, got_missing, got_odd = batch.distinct_texts(answers, key)
+    distinct, inverse, got_missing, got_odd, longest = batch.distinct_texts(answers, key)
     assert distinct == list(dict.fromkeys(texts))
+    assert longest == max(map(len, texts), default=0)
     assert [distinct[i] for i in inverse] == texts
     assert got_odd == odd
     if any(missing):
@@ -152,13 +169,13 @@ def test_distinct_texts_matches_model(kernels, answers, key):
     start, stop = len(answers) // 3, len(answers) - len(answers) // 4   # a window: as if sliced
     window = batch.distinct_texts(answers, key, start, stop)
     sliced = batch.distinct_texts(answers[start:stop], key)
-    assert window[0] == sliced[0] and window[1].tolist() == sliced[1].tolist() and window[3] == sliced[3]
+    assert window[0] == sliced[0] and window[1].tolist() == sliced[1].tolist() and window[3:] == sliced[3:]
     assert (window[2] is None) == (sliced[2] is None)
 
 
 def test_distinct_texts_checks_picks_and_dedups_in_one_pass(kernels):
     def texts(answers, key):
-        distinct, inverse, missing, odd = kernels.batch.distinct_texts(answers, key)
+        distinct, inverse, missing, odd, _ = kernels.batch.distinct_texts(answers, key)
         return [distinct[i] for i in inverse], missing, odd
 
     answers = ["a", ["b", "c"], ("d", "e", "f"), [], ["g"], None, ["h", 2]]
@@ -169,8 +186,8 @@ def test_distinct_texts_checks_picks_and_dedups_in_one_pass(kernels):
     assert column == ["a", "bc", "def", "", "g", "", ""] and missing is None and odd == [5, 6]
     column, missing, odd = texts(answers[:2], -1)
     assert column == ["a", "c"] and missing is None and odd == []
-    distinct, inverse, missing, odd = kernels.batch.distinct_texts([], 0)
-    assert distinct == [] and len(inverse) == 0 and missing is None and odd == []
+    distinct, inverse, missing, odd, longest = kernels.batch.distinct_texts([], 0)
+    assert distinct == [] and len(inverse) == 0 and missing is None and odd == [] and longest == 0
 
 
 def test_distinct_texts_window_bounds(kernels):
@@ -208,13 +225,13 @@ def test_twin_equals_compiled(twins, answers, key, window):
     for name, args in (("check_answers", (answers,)), ("joined_column", (good,)), ("blank_column", (good, key)),
                        ("distinct_texts", (answers, key)), ("distinct_texts", (answers, key, *window)),
                        ("dedup_strings", (strings,)), ("dedup_strings", (answers,)), ("dedup_answers", (good,)),
-                       ("dedup_answers", (answers,))):
+                       ("dedup_answers", (answers,)), ("longest", (strings,)), ("longest", (good,))):
         if name == "blank_column" and not isinstance(key, int):
             continue
         if name == "dedup_answers" and any(type(b) not in (str, Sub) for a in args[0] if type(a) in (list, tuple) for b in a):
             continue   # unhashable or odd blanks: outside dedup_answers' contract
         cy_call, py_call = getattr(cy.batch, name), getattr(py.batch, name)
-        if same(cy_call, py_call, *args)[0] != "raised":
+        if same(cy_call, py_call, *args)[0] not in ("raised", "int"):
             _same_lists(cy_call(*args), py_call(*args), args[0])
 
 

@@ -110,9 +110,9 @@ Py_ssize_t csb_pick_blanks(PyObject *const *answers, Py_ssize_t n, Py_ssize_t in
 
 Py_ssize_t csb_check_pick(PyObject *const *answers, Py_ssize_t n, Py_ssize_t index, int joined,
                           PyObject *empty, PyObject **out, unsigned char *miss, unsigned char *odd,
-                          Py_ssize_t *n_odd, Py_ssize_t *n_late)
+                          Py_ssize_t *n_odd, Py_ssize_t *n_late, Py_ssize_t *longest)
 {
-    Py_ssize_t i, lacking = 0, n_bad = 0, late = 0;
+    Py_ssize_t i, lacking = 0, n_bad = 0, late = 0, top = 0;
     for (i = 0; i < n; i++) {
         int lacks = 0;
         csb_prefetch_answers(answers, i, n);
@@ -127,7 +127,9 @@ Py_ssize_t csb_check_pick(PyObject *const *answers, Py_ssize_t n, Py_ssize_t ind
         miss[i] = (unsigned char)lacks;
         lacking += lacks;
         if (!out[i] || !CSB_PLAIN_STR(out[i])) { odd[i] = 2; late++; }
+        else if (PyUnicode_GET_LENGTH(out[i]) > top) top = PyUnicode_GET_LENGTH(out[i]);
     }
+    *longest = top;
     *n_odd = n_bad;
     *n_late = late;
     return lacking;

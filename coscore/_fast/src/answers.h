@@ -79,12 +79,13 @@ Py_ssize_t csb_pick_blanks(PyObject *const *answers, Py_ssize_t n, Py_ssize_t in
                            PyObject *empty, PyObject **out, unsigned char *miss);
 /* csb_check and csb_pick_blanks in one pass over the answers: odd[i] = 1 (and
  * out[i] = `empty`) for an answer that is not well formed; returns the number
- * of well-formed answers that lack the blank, *n_odd the number of odd ones.
- * Where out[i] is NULL (blanks to join) or a str not readable without the
- * GIL, odd[i] = 2 instead, counted in *n_late, for the caller to finish. */
+ * of well-formed answers that lack the blank, *n_odd the number of odd ones,
+ * and *longest the largest length of the blanks picked. Where out[i] is NULL
+ * (blanks to join) or a str not readable without the GIL, odd[i] = 2 instead
+ * (its length not counted), counted in *n_late, for the caller to finish. */
 Py_ssize_t csb_check_pick(PyObject *const *answers, Py_ssize_t n, Py_ssize_t index, int joined,
                           PyObject *empty, PyObject **out, unsigned char *miss, unsigned char *odd,
-                          Py_ssize_t *n_odd, Py_ssize_t *n_late);
+                          Py_ssize_t *n_odd, Py_ssize_t *n_late, Py_ssize_t *longest);
 /* hashes[i] = hash(items[i]) of n str objects (Python's own hash: computed
  * once and cached in each str, so a batch hashed before costs a header read
  * each); returns 0, or -1 with an exception set. Needs the GIL. */
