@@ -221,6 +221,15 @@ def test_the_checker_is_sound_on_the_corpora():
 
 # -- random rules: nothing the checker says is ever contradicted by scoring -------------------
 
+@pytest.mark.parametrize("mode", ["value", "logic"])
+def test_a_known_branch_of_an_answer_dependent_condition_is_no_constant(mode):
+    # the condition reads the answer: folding `not (...)` must not evaluate it without one
+    r = rule(("not (1 if (1 + G(0,T(0))) else G(0,T(0)))", 1, mode))
+    report = check_rule(r, 2)
+    assert not report.always_fails
+    assert r.score(["a"]).error is None and r.score(["a"]).score == 0.0
+
+
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 

@@ -382,10 +382,13 @@ class _Inference:
         cond = self.infer(node.cond, sure)
         then = self.infer(node.then, sure and cond.truth is True)
         orelse = self.infer(node.orelse, sure and cond.truth is False)
-        if cond.truth is True:
-            return then
-        if cond.truth is False:
-            return orelse
+        if cond.truth is not None:
+            chosen = then if cond.truth else orelse
+            if cond.const:
+                return chosen
+            # the branch is known but the condition still reads the answer: not a constant
+            # the evaluator could fold without one
+            return Type(chosen.kinds, chosen.lo, chosen.hi, chosen.truth, False, chosen.value, chosen.tight)
         return _union([then, orelse])
 
 
