@@ -325,11 +325,15 @@ class BatchContext:
             result = self.cache[key]
         return result
 
-    def _sizes(self, text_key, texts: list) -> np.ndarray:
+    def _sizes(self, text_key, texts) -> np.ndarray:
         """Each distinct text's length + 1: what one call on it costs per unit of work."""
         sizes = self.cache.get(("sizes", text_key))
         if sizes is None:
-            sizes = self.cache[("sizes", text_key)] = np.fromiter(map(len, texts), np.float64, len(texts)) + 1.0
+            if hasattr(texts, "lengths"):  # a compiled Texts: no str made for each text
+                lengths = texts.lengths().astype(np.float64)
+            else:
+                lengths = np.fromiter(map(len, texts), np.float64, len(texts))
+            sizes = self.cache[("sizes", text_key)] = lengths + 1.0
         return sizes
 
     def _affordable(self, texts: list, index: np.ndarray | None, text_key, chars: int,
