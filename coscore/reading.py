@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import sys
 from typing import Mapping
 
@@ -56,7 +57,7 @@ def _decode(data: str | bytes, where: str) -> dict:
             [Diagnostic(where, f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}{hint}")]
         ) from None
     except RecursionError:
-        raise RuleError([Diagnostic(where, "invalid JSON: nested too deeply")]) from None
+        raise RuleError([Diagnostic(where, _too_deep(data))]) from None
     except ValueError as exc:  # a number with more digits than Python converts
         why = (f"a number with more than {sys.get_int_max_str_digits():,} digits" if "digits" in str(exc)
                else shorten(str(exc), 200))
@@ -64,6 +65,26 @@ def _decode(data: str | bytes, where: str) -> dict:
     if not isinstance(value, dict):
         raise RuleError([Diagnostic(where, f"a rule is a JSON object, not {json_type(value)}")])
     return value
+
+
+_JSON_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[{]|[\]}]')
+
+
+def _too_deep(text: str) -> str:
+    """The message for JSON nested deeper than the decoder reads: where the nesting
+    first reaches its greatest depth (strings skipped), as line and column."""
+    depth = deepest = at = 0
+    for match in _JSON_NESTING.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest, at = depth, match.start()
+        elif token in "]}":
+            depth -= 1
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    return f"invalid JSON at line {line}, column {column}: nested too deeply ({deepest:,} levels)"
 
 
 def read(source: RuleSource, dialect: str | None = None, limits: Limits = DEFAULT_LIMITS) -> RuleSpec:

@@ -151,7 +151,7 @@ BAD_RULES = {
     "folder.json": ["is a directory"],
     "garbage.json": ["invalid UTF-8"],
     "empty.json": ["invalid JSON"],
-    "deep.json": ["nested too deeply"],
+    "deep.json": ["line 1, column", "nested too deeply"],
     "bigint.json": ["a number with more than"],
 }
 

@@ -135,6 +135,15 @@ def test_bad_json_gives_line_and_column():
     assert "line 4, column 3" in str(info.value)
 
 
+def test_too_deep_json_says_where_the_nesting_peaks():
+    # strings holding brackets and escaped quotes are skipped when the depth is counted
+    deep = "[" * 5000 + "]" * 5000
+    text = '{"atoms": {"0": {"type": "EM", "desc": "[\\"[\\\\"}},\n "combos": ' + deep + "}"
+    with pytest.raises(coscore.RuleError) as info:
+        coscore.compile(text)
+    assert "line 2, column 5011: nested too deeply (5,001 levels)" in str(info.value)
+
+
 def test_warnings_for_suspicious_but_valid_rules():
     rule = coscore.compile(
         {
