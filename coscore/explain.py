@@ -21,10 +21,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ._fast.jaccard_py import JaccardScorer
+from ._fast import JaccardScorer, LcsScorer
 from ._fast.jaccard_py import tokens as cs_tokens
-from ._fast.lcs_py import LcsScorer, lcs_length
 from ._fast.substring_py import group_hits
+
+#: The largest LCS table (key length × text length) drawn as an alignment; a longer
+#: text gets its similarities (from the kernels) without the characters marked.
+ALIGN_CELLS = 4_000_000
+#: The characters of a text shown with its alignment marked.
+SHOWN_CHARS = 400
 
 # -- evidence per atom kind --------------------------------------------------------------
 
@@ -88,6 +93,9 @@ class OPEvidence:
     best: KeyScore | None
     key_matched: list[bool]
     text_matched: list[bool]
+    #: False when the text was too long to align (over :data:`ALIGN_CELLS`): then
+    #: ``key_matched`` and ``text_matched`` are empty
+    aligned: bool = True
 
 
 @dataclass(frozen=True)
@@ -144,8 +152,9 @@ def _unreached(options: Sequence[str], index: int) -> list[SMStep]:
 
 def lcs_alignment(key: str, text: str) -> tuple[int, list[bool], list[bool]]:
     """The length of a longest common subsequence of ``key`` and ``text`` (over code
-    points, :func:`lcs_length`) and, for one such subsequence, which characters of each
-    take part (a table of suffix LCS lengths, walked forwards)."""
+    points) and, for one such subsequence, which characters of each take part (a table
+    of suffix LCS lengths, walked forwards: time and memory grow as
+    ``len(key) * len(text)``)."""
     n, m = len(key), len(text)
     table = [[0] * (m + 1) for _ in range(n + 1)]
     for i in range(n - 1, -1, -1):
@@ -164,7 +173,7 @@ def lcs_alignment(key: str, text: str) -> tuple[int, list[bool], list[bool]]:
             j += 1
         else:
             i += 1
-    return lcs_length(key, text), key_hit, text_hit
+    return table[0][0], key_hit, text_hit
 
 
 def op_evidence(threshold: float, keys: Sequence[str], text: str) -> OPEvidence:
@@ -174,6 +183,8 @@ def op_evidence(threshold: float, keys: Sequence[str], text: str) -> OPEvidence:
         one = LcsScorer([key])
         scores.append(KeyScore(key, one.lengths(text)[0], len(key), one.best(text)))
     best = _best(scores)
+    if best is not None and len(best.key) * len(text) > ALIGN_CELLS:
+        return OPEvidence(threshold, scores, best, [], [], aligned=False)
     if best is not None and best.numerator:
         _, key_hit, text_hit = lcs_alignment(best.key, text)
     else:
@@ -358,8 +369,8 @@ def summary(explanation: Explanation) -> list[str]:
         else:
             ratio = f"{ev.best.numerator}/{ev.best.denominator}"
             detail = f"best key {_quote(ev.best.key, 40)} {ratio}"
-            if isinstance(ev, OPEvidence) and ev.best.numerator:
-                detail += f": {_quote(_marked(call.text, ev.text_matched, plain), 120)}"
+            if isinstance(ev, OPEvidence) and ev.best.numerator and ev.aligned:
+                detail += f": {_quote(_marked(call.text[:120], ev.text_matched, plain), 120)}"
         lines.append(f"{head}: {detail}")
     return lines
 
@@ -472,10 +483,11 @@ def _sm_step(step: SMStep, p: _Painter) -> str:
     return f"{shown} (not found)"
 
 
-def _marked(text: str, mask: Sequence[bool], p: _Painter) -> str:
-    """``text`` with the characters in ``mask`` highlighted: in colour, or in [brackets]."""
+def _marked(text: str, mask: Sequence[bool], p: _Painter, limit: int = SHOWN_CHARS) -> str:
+    """``text`` with the characters in ``mask`` highlighted: in colour, or in [brackets];
+    a text over ``limit`` characters is cut there and says its length."""
     out, run, inside = [], [], None
-    for char, flag in zip(text, mask):
+    for char, flag in zip(text[:limit], mask):
         if flag != inside and run:
             out.append(_run("".join(run), bool(inside), p))
             run = []
@@ -483,6 +495,8 @@ def _marked(text: str, mask: Sequence[bool], p: _Painter) -> str:
         run.append(char)
     if run:
         out.append(_run("".join(run), bool(inside), p))
+    if len(text) > limit:
+        out.append(p(f"… ({len(text):,} characters)", "dim"))
     return "".join(out)
 
 
@@ -515,7 +529,9 @@ def _similarities(ev: OPEvidence | CSEvidence, p: _Painter) -> list[str]:
 
 def _render_op(ev: OPEvidence, text: str, p: _Painter) -> list[str]:
     lines = _similarities(ev, p)
-    if ev.best is not None and ev.best.numerator:
+    if not ev.aligned:
+        lines.append(p(f"      (the text has {len(text):,} characters: too long to mark the alignment)", "dim"))
+    elif ev.best is not None and ev.best.numerator:
         lines.append(f"      key : {_marked(ev.best.key, ev.key_matched, p)}")
         lines.append(f"      text: {_marked(text, ev.text_matched, p)}")
     return lines

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .diagnostics import shorten
 from .io import AnswerColumns, InputError, format_of, open_reader, split_blanks
 from .io.answers import ID_COLUMN
 
@@ -59,11 +60,11 @@ def number_cell(value: Any, source: str, column: str, where: dict[str, int]) -> 
     if value is None or (isinstance(value, str) and not value.strip()):
         return math.nan
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise InputError(source, f"expected a number, got {value!r}", column=column, **where)
+        raise InputError(source, f"expected a number, got {shorten(repr(value), 80)}", column=column, **where)
     try:
         return float(value)
     except ValueError:
-        raise InputError(source, f"expected a number, got {value!r}", column=column, **where) from None
+        raise InputError(source, f"expected a number, got {shorten(repr(value), 80)}", column=column, **where) from None
 
 
 def read_table(

@@ -46,6 +46,18 @@ def test_lcs_alignment_is_a_common_subsequence_of_the_right_length():
     assert [c for c, m in zip("ABCBDAB", key_hit) if m] == [c for c, m in zip("BDCABA", text_hit) if m]
 
 
+def test_a_long_text_is_scored_but_not_aligned_and_shown_cut():
+    text = "前进" + "x" * 1_200_000 + "障碍"
+    ev = op_evidence(0.4, ["前进障碍"], text)
+    assert (ev.best.numerator, ev.best.similarity, ev.aligned) == (4, 1.0, False)
+    assert ev.key_matched == ev.text_matched == []
+    rule = _rule({"0": ("OP", "0.4:前进障碍")}, "M(0, T(0))")
+    shown = render(explain(rule, [text]))
+    assert "too long to mark the alignment" in shown and len(shown) < 5_000
+    short = render(explain(rule, ["前进" + "x" * 1000 + "障碍"]))
+    assert "[前进]" in short and "… (1,004 characters)" in short and len(short) < 5_000
+
+
 def test_op_empty_key_has_similarity_zero():
     ev = op_evidence(0.0, ["", "ab"], "xab")
     assert [s.similarity for s in ev.scores] == [0.0, 1.0]

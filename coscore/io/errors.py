@@ -1,6 +1,8 @@
 """The one error the readers and writers raise: :class:`InputError`."""
 from __future__ import annotations
 
+from ..diagnostics import shorten
+
 
 class InputError(ValueError):
     """A data file that cannot be read or written as asked.
@@ -37,7 +39,8 @@ class InputError(ValueError):
         if row is not None:
             place.append(f"row {row}")
         if column is not None:
-            place.append(f"column {column!r}")
+            place.append(f"column {shorten(repr(column), 200)}")
         if place:
             where.append(", ".join(place))
-        super().__init__(": ".join(where + [problem]))
+        # a cell or a header echoed in the problem can be megabytes: the message stays bounded
+        super().__init__(": ".join(where + [shorten(problem)]))
