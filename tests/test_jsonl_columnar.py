@@ -5,7 +5,6 @@ blank lines, extra keys and lines that are errors."""
 from __future__ import annotations
 
 import json
-import math
 import random
 from pathlib import Path
 
@@ -137,8 +136,8 @@ def test_numbers_mode_reads_ints_among_floats(tmp_path):
 
 def test_a_deeply_nested_line_is_not_given_to_arrow(tmp_path):
     path = tmp_path / "a.jsonl"
-    path.write_text('{"answer": "a", "x": ' + "[" * 5000 + "]" * 5000 + "}\n", encoding="utf-8")
+    path.write_text('{"answer": "a", "x": ' + "[" * 200 + "]" * 200 + "}\n", encoding="utf-8")
     reader = JsonlReader(path)
     (chunk,) = list(reader.chunks())
     reader.close()
-    assert isinstance(chunk.data["x"], list) and not math.isnan(len(chunk))
+    assert isinstance(chunk.data["x"], list) and len(chunk) == 1
