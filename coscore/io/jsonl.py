@@ -32,6 +32,9 @@ _MAX_FAST_BYTES = 1 << 30
 #: A line with more brackets than this is not given to Arrow (nothing read as Arrow arrays
 #: nests deeper than a list in an object, and very deep nesting crashes Arrow's parser).
 _MAX_OPENS = 32
+#: JSON's white space, as a regular expression on bytes.
+_SPACE = rb"[ \t\r\n]*"
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_]+")
 #: At most this share of a block's rows is re-read with ``json`` to tell a ``null`` from a missing key.
 _NULL_SHARE = 4
 
@@ -149,7 +152,8 @@ class JsonlReader(TextFileReader):
         else:
             if any(n not in names for n in self.columns):
                 return None
-            if any(not _exact_type(table.column(n).type) for n in names):
+            if any(not _exact_type(table.column(n).type) and not _floats_only(block, n, table.column(n).type)
+                   for n in names):
                 return None
         if not _nulls_are_values(block, table, checked):
             return None
@@ -212,6 +216,29 @@ def _column(values: Any) -> Any:
     return values.combine_chunks()
 
 
+def _plain(block: LineBlock, name: str) -> bool:
+    """Whether key ``name`` can only be spelled ``"name"`` in the block: a name of ASCII
+    letters, digits and ``_``, and no ``\\u00XX`` escape (which could spell one of those)."""
+    return _PLAIN_NAME.fullmatch(name) is not None and b"\\u00" not in block.data
+
+
+def _key_pattern(name: str, value: bytes) -> bytes:
+    """A regular expression of key ``name`` (a plain name) followed by a value matching ``value``."""
+    return b'"' + name.encode() + b'"' + _SPACE + b":" + _SPACE + value
+
+
+def _floats_only(block: LineBlock, name: str, kind: Any) -> bool:
+    """Whether the float64 column ``name`` holds floats for ``json`` too: its key is plain
+    and no row gives it an integer (``json`` reads ``1`` as an int, Arrow as 1.0). Nothing
+    in the block nests (objects are not read by Arrow here), so every ``"name":`` is a key
+    of a row; a match elsewhere (in a string) only makes the block go line by line."""
+    import pyarrow as pa
+
+    if not pa.types.is_float64(kind) or not _plain(block, name):
+        return False
+    return re.search(_key_pattern(name, rb"-?[0-9]+" + _SPACE + rb"[,}]"), block.data) is None
+
+
 def _exact_type(kind: Any) -> bool:
     """A type whose values ``to_pylist`` gives as ``json.loads`` does (not a float: ``1``
     and ``1.0`` are both 1.0 there; not an object: its missing keys become nulls)."""
@@ -237,6 +264,9 @@ def _nulls_are_values(block: LineBlock, table: Any, names: list[str]) -> bool:
     rows: dict[int, list[str]] = {}
     for name in names:
         column = table.column(name)
+        if column.null_count and _plain(block, name) and b'\\"' + name.encode() + b'"' not in block.data:
+            if len(re.findall(_key_pattern(name, rb"null"), block.data)) == column.null_count:
+                continue  # as many "name": null as nulls (a key appears once per row, at the top)
         if column.null_count:
             if column.null_count * _NULL_SHARE > block.count:
                 return False
