@@ -19,6 +19,7 @@ import numpy as np
 
 from .io import AnswerColumns, InputError, format_of, open_reader, split_blanks
 from .io.answers import ID_COLUMN
+from .io.listed import text_lists
 
 #: Columns ``coscore score`` adds; never taken as blanks.
 RESULT_PREFIX = "coscore_"
@@ -33,6 +34,7 @@ class Rows(Sequence[Any]):
         self._parts: list[Any] = []
         self._starts: list[int] = []
         self._size = 0
+        self._lists: dict[int, list[Any]] = {}
 
     def add(self, part: Any, size: int) -> None:
         """Append ``size`` values: a list, an Arrow array, or a function returning the list."""
@@ -48,10 +50,11 @@ class Rows(Sequence[Any]):
 
     def _list(self, k: int) -> list[Any]:
         part = self._parts[k]
-        if not isinstance(part, list):
-            part = part() if callable(part) else part.to_pylist()
-            self._parts[k] = part
-        return part
+        if isinstance(part, list):
+            return part
+        if k not in self._lists:  # the part itself is kept: parts() still gives the Arrow array
+            self._lists[k] = part() if callable(part) else part.to_pylist()
+        return self._lists[k]
 
     def __len__(self) -> int:
         return self._size
@@ -246,6 +249,9 @@ def _answers(how: AnswerColumns, chunk: Any, legacy: bool) -> Any:
     arrays = how.arrays(chunk)
     if arrays is not None:
         return functools.partial(_listed, arrays)
+    lists = chunk.data.get("answers") if how.fmt == "jsonl" and not how.blanks else None
+    if lists is not None and text_lists(lists):
+        return functools.partial(_blank_lists, lists)
     return [[a] if isinstance(a, str) else list(a) for a in how.answers(chunk)]
 
 
@@ -253,6 +259,10 @@ def _listed(arrays: list[Any]) -> list[list[str]]:
     from .columns import answers_from_columns
 
     return [[a] if isinstance(a, str) else list(a) for a in answers_from_columns(arrays)]
+
+
+def _blank_lists(lists: Any) -> list[list[str]]:
+    return [["" if b is None else b for b in row] for row in lists.to_pylist()]
 
 
 def _nulls(size: int) -> Any:

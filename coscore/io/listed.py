@@ -8,18 +8,27 @@ from typing import Any
 import numpy as np
 
 
-def blank_columns(lists: Any) -> list[Any] | None:
-    """The blank columns of ``lists``, an Arrow list array of strings (or of nulls, each
-    an empty blank) without a null list, when every list has the same number (one or
-    more) of blanks; else ``None`` (the answers are then taken one by one)."""
+def text_lists(lists: Any) -> bool:
+    """Whether every row of ``lists`` is a list of blanks: an Arrow list array of strings
+    (or of nulls, each an empty blank) without a null list."""
     import pyarrow as pa
 
-    kind = lists.type
-    if not (pa.types.is_list(kind) or pa.types.is_large_list(kind)) or lists.null_count or not len(lists):
-        return None
+    kind = getattr(lists, "type", None)
+    if kind is None or not (pa.types.is_list(kind) or pa.types.is_large_list(kind)) or lists.null_count:
+        return False
     item = kind.value_type
-    if not (pa.types.is_string(item) or pa.types.is_large_string(item) or pa.types.is_null(item)):
+    return pa.types.is_string(item) or pa.types.is_large_string(item) or pa.types.is_null(item)
+
+
+def blank_columns(lists: Any) -> list[Any] | None:
+    """The blank columns of ``lists`` (rows as :func:`text_lists` says) when every list
+    has the same number (one or more) of blanks; else ``None`` (the answers are then
+    taken one by one)."""
+    import pyarrow as pa
+
+    if not len(lists) or not text_lists(lists):
         return None
+    item = lists.type.value_type
     offsets = np.asarray(lists.offsets)
     width = int(offsets[1] - offsets[0])
     if width < 1 or not (np.diff(offsets) == width).all():
