@@ -7,7 +7,7 @@ from typing import Any
 
 from ..columns import answers_from_columns
 from .errors import InputError
-from .legacy import split_blanks
+from .legacy import blank_lists, split_blanks
 from .listed import blank_columns
 from .table import MISSING, Chunk
 
@@ -71,6 +71,9 @@ class AnswerColumns:
         row), else ``None``."""
         if self.fmt == "jsonl" and not self.blanks:
             return _jsonl_arrays(chunk)
+        if self.fmt == "coscore":
+            texts = chunk.data.get("text")
+            return blank_columns(blank_lists(texts)) if _is_text_array(texts) and not texts.null_count else None
         if self.fmt == "coscore" or not self.blanks or any(name not in chunk.data for name in self.blanks):
             return None
         arrays = [chunk.data[name] for name in self.blanks]
