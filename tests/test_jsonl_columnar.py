@@ -144,17 +144,6 @@ def test_blocks_taken_by_arrow_and_by_json(tmp_path):
     assert chunks[2].data["answer"][0] is MISSING
 
 
-def test_numbers_mode_reads_ints_among_floats(tmp_path):
-    path = tmp_path / "a.jsonl"
-    path.write_text('{"m": 1, "s": 0.5, "t": "x"}\n{"m": 2.5, "s": null, "t": "y"}\n', encoding="utf-8")
-    reader = JsonlReader(path, numbers=("m", "s"))
-    (chunk,) = list(reader.chunks())
-    reader.close()
-    assert chunk.columns == ["m", "s"] and reader.columns == ["m", "s", "t"]
-    assert chunk.pylist("m") == [1.0, 2.5]
-    assert chunk.pylist("s")[0] == 0.5 and chunk.pylist("s")[1] is None
-
-
 def test_a_deeply_nested_line_is_not_given_to_arrow(tmp_path):
     path = tmp_path / "a.jsonl"
     path.write_text('{"answer": "a", "x": ' + "[" * 200 + "]" * 200 + "}\n", encoding="utf-8")

@@ -12,7 +12,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator
 from typing import Any, TextIO
 
 import numpy as np
@@ -44,19 +44,17 @@ class JsonlReader(TextFileReader):
 
     ``columns`` is the ordered union of the keys seen so far (it can grow from chunk
     to chunk); a row lacking a key holds :data:`MISSING` there (in a chunk whose columns
-    are Python lists; Arrow arrays hold no missing key). With ``numbers``, chunks hold only
-    those columns, and only their value as a number counts: an integer may come as a float.
+    are Python lists; Arrow arrays hold no missing key).
     """
 
     #: ``columns`` grows as keys appear (several files are not checked for equal columns).
     columns_grow = True
 
-    def __init__(self, path: Any, chunk_size: int = 65536, numbers: Collection[str] = ()) -> None:
+    def __init__(self, path: Any, chunk_size: int = 65536) -> None:
         super().__init__(path, chunk_size)
         self.columns: list[str] = []
         self._known: set[str] = set()
         self._blocks = LineBlocks(self._stream, self.source)
-        self._numbers = tuple(numbers)
 
     def chunks(self) -> Iterator[Chunk]:
         """The rows, ``chunk_size`` at a time."""
@@ -129,10 +127,8 @@ class JsonlReader(TextFileReader):
                     pending.extend(item)
 
     def _chunk(self, rows: list[dict[str, Any]], lines: list[int]) -> Chunk:
-        names = [n for n in self.columns if n in self._numbers] if self._numbers else self.columns
-        data = {name: [row.get(name, MISSING) for row in rows] for name in names}
-        return Chunk(list(names if self._numbers else self.columns), data, lines, "line", self.source,
-                     self._blocks.position)
+        data = {name: [row.get(name, MISSING) for row in rows] for name in self.columns}
+        return Chunk(list(self.columns), data, lines, "line", self.source, self._blocks.position)
 
     # -- the Arrow reader -------------------------------------------------------------------
 
@@ -143,26 +139,18 @@ class JsonlReader(TextFileReader):
         if table is None:
             return None
         names = table.column_names
-        checked = [n for n in names if n in self._numbers] if self._numbers else names
-        if self._numbers:
-            if any(n not in names for n in self._numbers if n in self._known):
-                return None  # a key of earlier rows missing from every row here
-            if any(not _number_type(table.column(n).type) for n in checked):
-                return None
-        else:
-            if any(n not in names for n in self.columns):
-                return None
-            if any(not _exact_type(table.column(n).type) and not _floats_only(block, n, table.column(n).type)
-                   for n in names):
-                return None
-        if not _nulls_are_values(block, table, checked):
+        if any(n not in names for n in self.columns):
+            return None  # a key of earlier rows missing from every row here
+        if any(not _exact_type(table.column(n).type) and not _floats_only(block, n, table.column(n).type)
+               for n in names):
+            return None
+        if not _nulls_are_values(block, table, names):
             return None
         for name in names:
             if name not in self._known:
                 self._known.add(name)
                 self.columns.append(name)
-        kept = [n for n in self.columns if n in checked] if self._numbers else self.columns
-        data = {n: _column(table.column(n)) for n in kept}
+        data = {n: _column(table.column(n)) for n in self.columns}
         lines = range(block.first, block.first + block.count)
         return Chunk(list(data), data, lines, "line", self.source, self._blocks.position)
 
@@ -250,17 +238,12 @@ def _exact_type(kind: Any) -> bool:
     return pa.types.is_string(kind) or pa.types.is_int64(kind) or pa.types.is_boolean(kind) or pa.types.is_null(kind)
 
 
-def _number_type(kind: Any) -> bool:
-    """A type of the ``numbers`` columns whose values are what ``json.loads`` gives, as numbers."""
-    import pyarrow as pa
-
-    return _exact_type(kind) and not pa.types.is_list(kind) or pa.types.is_float64(kind)
-
-
 def _nulls_are_values(block: LineBlock, table: Any, names: list[str]) -> bool:
     """Whether every null of the columns ``names`` is a ``null`` in its row, not a key the
-    row lacks (Arrow reads both as null): the rows holding one are read again with ``json``,
-    unless they are too many to be worth it (then ``False``)."""
+    row lacks (Arrow reads both as null). With a plain key, the nulls must be as many as the
+    ``"key": null`` in the block (no column nests: every such text is a key of a row);
+    else the rows holding one are read again with ``json``, unless they are too many to
+    be worth it (then ``False``)."""
     rows: dict[int, list[str]] = {}
     for name in names:
         column = table.column(name)
