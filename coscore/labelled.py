@@ -6,10 +6,12 @@ Rows are numbered from 1 in file order; ``places`` says where each row is in its
 """
 from __future__ import annotations
 
+import bisect
+import functools
 import hashlib
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,20 +20,88 @@ import numpy as np
 from .diagnostics import shorten
 from .io import AnswerColumns, InputError, format_of, open_reader, split_blanks
 from .io.answers import ID_COLUMN
+from .io.listed import text_lists
 
 #: Columns ``coscore score`` adds; never taken as blanks.
 RESULT_PREFIX = "coscore_"
 
 
+class Rows(Sequence[Any]):
+    """The values of one column over consecutive chunks, as one sequence. Each chunk's part
+    is kept as it came (an Arrow array, a list, or a function making the list) and made a
+    Python list only when one of its items is read."""
+
+    def __init__(self) -> None:
+        self._parts: list[Any] = []
+        self._starts: list[int] = []
+        self._size = 0
+        self._lists: dict[int, list[Any]] = {}
+
+    def add(self, part: Any, size: int) -> None:
+        """Append ``size`` values: a list, an Arrow array, or a function returning the list."""
+        self._parts.append(part)
+        self._starts.append(self._size)
+        self._size += size
+
+    def parts(self) -> Iterator[tuple[int, Any]]:
+        """Each part as it was added (a function's list made now), with the index of its first value."""
+        for k, start in enumerate(self._starts):
+            part = self._parts[k]
+            yield start, part() if callable(part) else part
+
+    def _list(self, k: int) -> list[Any]:
+        part = self._parts[k]
+        if isinstance(part, list):
+            return part
+        if k not in self._lists:  # the part itself is kept: parts() still gives the Arrow array
+            self._lists[k] = part() if callable(part) else part.to_pylist()
+        return self._lists[k]
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._size))]
+        if index < 0:
+            index += self._size
+        if not 0 <= index < self._size:
+            raise IndexError(index)
+        k = bisect.bisect_right(self._starts, index) - 1
+        return self._list(k)[index - self._starts[k]]
+
+    def __iter__(self) -> Iterator[Any]:
+        for k in range(len(self._parts)):
+            yield from self._list(k)
+
+
+class _Ids(Sequence[str]):
+    """The ``id`` column as text, read row by row as asked."""
+
+    def __init__(self, values: Rows) -> None:
+        self._values = values
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        value = self._values[index]
+        return "" if value is None else str(value)
+
+
 @dataclass
 class Table:
     """A data file in memory: ``answers[i]`` (blanks), ``columns`` (name -> values) and,
-    with a label, ``marks`` (floats, NaN where empty)."""
+    with a label, ``marks`` (floats, NaN where empty). Columns, answers and places are
+    :class:`Rows`: kept as the reader gave them (Arrow arrays where it could), a value
+    made a Python object only when it is read."""
 
     source: str
-    columns: dict[str, list[Any]]
-    answers: list[list[str]]
-    places: list[dict[str, int]]
+    columns: dict[str, Rows]
+    answers: Rows
+    places: Rows
     label: str | None
     marks: np.ndarray
 
@@ -39,10 +109,10 @@ class Table:
         return len(self.answers)
 
     @property
-    def ids(self) -> list[str]:
+    def ids(self) -> Sequence[str]:
         """The ``id`` column as text, or the row numbers when there is none."""
         if ID_COLUMN in self.columns:
-            return ["" if v is None else str(v) for v in self.columns[ID_COLUMN]]
+            return _Ids(self.columns[ID_COLUMN])
         return [str(i + 1) for i in range(len(self))]
 
     def numbers(self, column: str) -> np.ndarray:
@@ -50,8 +120,11 @@ class Table:
         if column not in self.columns:
             raise InputError(self.source, f"no such column (columns: {', '.join(self.columns)})", column=column)
         out = np.empty(len(self), dtype=np.float64)
-        for i, value in enumerate(self.columns[column]):
-            out[i] = number_cell(value, self.source, column, self.places[i])
+        places = self.places
+        for start, part in self.columns[column].parts():
+            out[start : start + len(part)] = number_column(
+                part, self.source, column, lambda j, start=start: places[start + j]
+            )
         return out
 
 
@@ -65,6 +138,50 @@ def number_cell(value: Any, source: str, column: str, where: dict[str, int]) -> 
         return float(value)
     except ValueError:
         raise InputError(source, f"expected a number, got {shorten(repr(value), 80)}", column=column, **where) from None
+
+
+#: Text that Arrow's cast and Python's ``float`` read as the same number.
+_PLAIN_NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+
+
+def number_column(values: Any, source: str, column: str, where: Callable[[int], dict[str, int]]) -> np.ndarray:
+    """The cells of ``values`` (a list, or an Arrow array) as floats, each what
+    :func:`number_cell` gives (``where(i)`` locates cell ``i`` for its error): numbers and
+    plain numeric text of Arrow arrays converted at once, other cells one by one."""
+    if not hasattr(values, "type") or not hasattr(values, "to_pylist"):
+        return _cells(values, range(len(values)), source, column, where)
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from .io.arrays import float_values
+
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    kind = values.type
+    if pa.types.is_dictionary(kind):
+        values, kind = values.cast(kind.value_type), kind.value_type
+    if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_null(kind):
+        return float_values(pc.cast(values, pa.float64(), safe=False)).copy()
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+        return _cells(values.to_pylist(), range(len(values)), source, column, where)
+    plain = pc.fill_null(pc.match_substring_regex(values, _PLAIN_NUMBER), False)
+    empty = pc.fill_null(pc.equal(pc.binary_length(values), 0), True)
+    out = np.full(len(values), math.nan)
+    taken = np.asarray(plain)
+    if taken.any():
+        out[taken] = float_values(pc.cast(values.filter(plain), pa.float64()))
+    other = np.flatnonzero(~taken & ~np.asarray(empty))
+    if other.size:
+        cells = values.take(pa.array(other)).to_pylist()
+        out[other] = _cells(cells, other.tolist(), source, column, where)
+    return out
+
+
+def _cells(values: Sequence[Any], rows: Iterable[int], source: str, column: str,
+           where: Callable[[int], dict[str, int]]) -> np.ndarray:
+    return np.fromiter(
+        (number_cell(v, source, column, where(i)) for v, i in zip(values, rows)), dtype=np.float64, count=len(values)
+    )
 
 
 def read_table(
@@ -87,9 +204,9 @@ def read_table(
         with open_reader(path, chosen, 1) as reader:
             if reader.columns in (["text"], ["text", "score"]):
                 chosen = "coscore"
-    columns: dict[str, list[Any]] = {}
-    answers: list[list[str]] = []
-    places: list[dict[str, int]] = []
+    columns: dict[str, Rows] = {}
+    answers = Rows()
+    places = Rows()
     with open_reader(path, chosen) as reader:
         source = reader.source
         names = blanks
@@ -103,23 +220,60 @@ def read_table(
             names = [c for c in own if c not in skip]
         how = AnswerColumns.resolve(chosen, source, reader.columns, names or None, label)
         for chunk in reader.chunks():
+            n = len(chunk)
             before = len(answers)
-            if legacy:
-                answers.extend(split_blanks("" if text is None else str(text)) for text in chunk.pylist("text"))
-            else:
-                answers.extend([a] if isinstance(a, str) else list(a) for a in how.answers(chunk))
+            answers.add(_answers(how, chunk, legacy), n)
             for name in chunk.columns:
-                columns.setdefault(name, [None] * before).extend(chunk.pylist(name))
-            for values in columns.values():
-                values.extend([None] * (len(answers) - len(values)))
-            places.extend(chunk.where(i) for i in range(len(chunk)))
+                if name not in columns:
+                    columns[name] = Rows()
+                    if before:
+                        columns[name].add(_nulls(before), before)
+                columns[name].add(chunk.data[name], n)
+            for name, values in columns.items():
+                if name not in chunk.data:
+                    values.add(_nulls(n), n)
+            places.add(functools.partial(_places, chunk.lines, chunk.unit, n), n)
     table = Table(source, columns, answers, places, how.label, np.full(len(answers), math.nan))
     if how.label is not None:
-        if how.label not in columns and answers:
+        if how.label not in columns and len(answers):
             raise InputError(source, "no such column", column=how.label)
         if how.label in columns:
             table.marks = table.numbers(how.label)
     return table
+
+
+def _answers(how: AnswerColumns, chunk: Any, legacy: bool) -> Any:
+    """The answers of ``chunk`` as lists of blanks: made now (errors raised now) unless its
+    blank columns are Arrow text, which holds no error; then made when one is read."""
+    if legacy:
+        return [split_blanks("" if text is None else str(text)) for text in chunk.pylist("text")]
+    arrays = how.arrays(chunk)
+    if arrays is not None:
+        return functools.partial(_listed, arrays)
+    lists = chunk.data.get("answers") if how.fmt == "jsonl" and not how.blanks else None
+    if lists is not None and text_lists(lists):
+        return functools.partial(_blank_lists, lists)
+    return [[a] if isinstance(a, str) else list(a) for a in how.answers(chunk)]
+
+
+def _listed(arrays: list[Any]) -> list[list[str]]:
+    from .columns import answers_from_columns
+
+    return [[a] if isinstance(a, str) else list(a) for a in answers_from_columns(arrays)]
+
+
+def _blank_lists(lists: Any) -> list[list[str]]:
+    return [["" if b is None else b for b in row] for row in lists.to_pylist()]
+
+
+def _nulls(size: int) -> Any:
+    import pyarrow as pa
+
+    return pa.nulls(size)
+
+
+def _places(lines: Sequence[int], unit: str, size: int) -> list[dict[str, int]]:
+    return [{unit: lines[i]} for i in range(size)]
 
 
 def file_hash(path: str | os.PathLike[str]) -> str:

@@ -187,8 +187,9 @@ def _jsonl_rows(path: Path, rel: str) -> list[_Row]:
         reader = JsonlReader(path)
         try:
             for chunk in reader.chunks():
+                columns = {key: chunk.pylist(key) for key in chunk.columns}
                 for i in range(len(chunk)):
-                    obj = {key: chunk.data[key][i] for key in chunk.columns if chunk.data[key][i] is not MISSING}
+                    obj = {key: values[i] for key, values in columns.items() if values[i] is not MISSING}
                     rows.append(_jsonl_row(obj, rel, chunk.lines[i]))
         finally:
             reader.close()

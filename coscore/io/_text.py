@@ -93,7 +93,7 @@ class DecodedLines:
             try:
                 text = block.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise _decode_error(self.source, self.lineno, block, exc) from None
+                raise decode_error(self.source, self.lineno, block, exc) from None
             if first:
                 first = False
                 if text.startswith("\ufeff"):
@@ -103,7 +103,7 @@ class DecodedLines:
                 yield line
 
 
-def _decode_error(source: str, lines_before: int, block: bytes, exc: UnicodeDecodeError) -> InputError:
+def decode_error(source: str, lines_before: int, block: bytes, exc: UnicodeDecodeError) -> InputError:
     """An :class:`InputError` for invalid UTF-8 in ``block``, which starts after
     ``lines_before`` lines of the file."""
     line_start = block.rfind(b"\n", 0, exc.start) + 1

@@ -7,7 +7,8 @@ from typing import Any
 
 from ..columns import answers_from_columns
 from .errors import InputError
-from .legacy import split_blanks
+from .legacy import blank_lists, split_blanks
+from .listed import blank_columns
 from .table import MISSING, Chunk
 
 #: Columns never taken as blanks by default.
@@ -68,6 +69,11 @@ class AnswerColumns:
         """The blank columns of ``chunk`` as they are when every one is an Arrow text
         array (what :meth:`coscore.Rule.score_many` scores without a Python object per
         row), else ``None``."""
+        if self.fmt == "jsonl" and not self.blanks:
+            return _jsonl_arrays(chunk)
+        if self.fmt == "coscore":
+            texts = chunk.data.get("text")
+            return blank_columns(blank_lists(texts)) if _is_text_array(texts) and not texts.null_count else None
         if self.fmt == "coscore" or not self.blanks or any(name not in chunk.data for name in self.blanks):
             return None
         arrays = [chunk.data[name] for name in self.blanks]
@@ -127,10 +133,20 @@ def _strings(values: list[object], chunk: Chunk, name: str) -> list[str]:
     return out
 
 
+def _jsonl_arrays(chunk: Chunk) -> list[Any] | None:
+    """The blank columns of a JSON Lines chunk read as Arrow arrays: its ``answers``
+    lists when they all have as many blanks, or its ``answer`` strings; else ``None``."""
+    many = chunk.data.get("answers")
+    if many is not None:
+        return blank_columns(many) if hasattr(many, "offsets") else None
+    one = chunk.data.get("answer")
+    return [one] if one is not None and _is_text_array(one) and not one.null_count else None
+
+
 def _jsonl_answers(chunk: Chunk) -> list[list[str]]:
     """``answers`` (a list of strings) or ``answer`` (a string) of each JSON Lines row."""
-    many = chunk.data.get("answers")
-    one = chunk.data.get("answer")
+    many = chunk.pylist("answers") if "answers" in chunk.data else None
+    one = chunk.pylist("answer") if "answer" in chunk.data else None
     out: list[list[str]] = []
     for i in range(len(chunk)):
         listed = many[i] if many is not None else MISSING

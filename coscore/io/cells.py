@@ -69,6 +69,10 @@ def text_column(values: Any, declared: str | None = None) -> Any:
             texts = float_texts(values.cast(pa.float64()))
         elif pa.types.is_integer(kind) or pa.types.is_boolean(kind) or pa.types.is_null(kind):
             texts = pc.cast(values, pa.string())
+        elif _json_list(kind):
+            from .json_text import json_texts
+
+            texts = pc.if_else(values.is_null(), _EMPTY, json_texts(values)) if values.null_count else json_texts(values)
         else:
             return string_array([cell_text(v) for v in values.to_pylist()])
         return pc.fill_null(texts, _EMPTY) if texts.null_count else texts
@@ -77,6 +81,15 @@ def text_column(values: Any, declared: str | None = None) -> Any:
     if declared == "float64":
         return pc.fill_null(float_texts(float_array([math.nan if v is None else v for v in values])), _EMPTY)
     return string_array([cell_text(v) for v in values])
+
+
+def _json_list(kind: Any) -> bool:
+    """A list type whose values :func:`cell_text` writes as :mod:`.json_text` does (no floats:
+    ``json.dumps`` writes their NaN as ``NaN``)."""
+    if not (pa.types.is_list(kind) or pa.types.is_large_list(kind)):
+        return False
+    item = kind.value_type
+    return any(test(item) for test in (pa.types.is_string, pa.types.is_integer, pa.types.is_boolean, pa.types.is_null))
 
 
 def cell_text(value: Any) -> str:

@@ -3,15 +3,20 @@
 A header line ``text`` or ``text,score``, then one answer per line: the answer is the
 text before the first comma (no CSV quoting: quotes are part of the answer), its
 blanks are separated by ``-``, and in the labelled layout the last comma-separated
-field is the teacher's mark. Read as the columns ``text`` (and ``score``), both str.
+field is the teacher's mark. Read as the columns ``text`` (and ``score``), both str,
+as Arrow arrays: each chunk's lines are cut out of the file's bytes at once.
 """
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import Any
 
-from ._text import TextFileReader
+import numpy as np
+
+from ._text import DecodedLines, TextFileReader, open_file
 from .errors import InputError
+from .line_blocks import LineBlock, LineBlocks
 from .table import Chunk
 
 #: The character that separates the blanks of one answer in ``text``.
@@ -25,6 +30,13 @@ def split_blanks(text: str) -> list[str]:
     return text.split(BLANK_SEPARATOR)
 
 
+def blank_lists(texts: Any) -> Any:
+    """:func:`split_blanks` of every value of an Arrow string array, as a list array."""
+    import pyarrow.compute as pc
+
+    return pc.split_pattern(texts, BLANK_SEPARATOR)
+
+
 class LegacyReader(TextFileReader):
     """Read a file in the original CoScore layout, ``chunk_size`` lines at a time.
 
@@ -34,8 +46,10 @@ class LegacyReader(TextFileReader):
 
     def __init__(self, path: str | os.PathLike[str], chunk_size: int = 65536) -> None:
         super().__init__(path, chunk_size)
-        self._iter = iter(self._lines)
-        header = _strip_eol(next(self._iter, "")).strip()
+        self._path = os.fspath(path)
+        self._blocks = LineBlocks(self._stream, self.source)
+        first = self._blocks.take(1)
+        header = _strip_eol(first.text() if first is not None else "").strip()
         if header not in ("text", "text,score"):
             shown = header if len(header) <= 60 else header[:57] + "..."
             raise InputError(
@@ -46,32 +60,80 @@ class LegacyReader(TextFileReader):
 
     def chunks(self) -> Iterator[Chunk]:
         """The answers, ``chunk_size`` at a time."""
-        texts: list[str] = []
-        marks: list[str] = []
-        lines: list[int] = []
         yielded = False
-        for raw in self._iter:
-            line = _strip_eol(raw)
-            texts.append(line.split(",", 1)[0])
-            if self.labelled:
-                if "," not in line:
-                    raise InputError(
-                        self.source, "no ',' before the mark (the layout is 'text,score')", line=self._lines.lineno
-                    )
-                marks.append(line.rsplit(",", 1)[1])
-            lines.append(self._lines.lineno)
-            if len(lines) >= self._chunk_size:
-                yield self._chunk(texts, marks, lines)
-                texts, marks, lines, yielded = [], [], [], True
-        if lines or not yielded:
-            yield self._chunk(texts, marks, lines)
+        while True:
+            block = self._blocks.take(self._chunk_size)
+            if block is None:
+                break
+            yield self._chunk(block)
+            yielded = True
+        if not yielded:
+            import pyarrow as pa
 
-    def _chunk(self, texts: list[str], marks: list[str], lines: list[int]) -> Chunk:
+            empty = pa.array([], pa.string())
+            yield self._made({"text": empty, LABEL_COLUMN: empty}, range(2, 2))
+
+    def _chunk(self, block: LineBlock) -> Chunk:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        lines = _lines(block)
+        if lines is None:
+            self._raise_first_error(block)
+        texts = pc.list_element(pc.split_pattern(lines, ",", max_splits=1), 0)
         data = {"text": texts}
         if self.labelled:
-            data[LABEL_COLUMN] = marks
+            comma = pc.match_substring(lines, ",")
+            if not pc.all(comma).as_py():
+                self._raise_first_error(block)
+            data[LABEL_COLUMN] = pc.list_element(pc.split_pattern(lines, ",", max_splits=1, reverse=True), 1)
+        for name, values in data.items():
+            if not isinstance(values, pa.Array):
+                data[name] = values.combine_chunks()
+        return self._made(data, range(block.first, block.first + block.count))
+
+    def _made(self, data: dict[str, Any], lines: range) -> Chunk:
         types = dict.fromkeys(self.columns, "str")
-        return Chunk(list(self.columns), data, lines, "line", self.source, self._lines.position, types)
+        data = {name: data[name] for name in self.columns}
+        return Chunk(list(self.columns), data, lines, "line", self.source, self._blocks.position, types)
+
+    def _raise_first_error(self, block: LineBlock) -> None:
+        """Raise the error the file holds first, as reading it line by line finds it (the
+        file is read again; standard input, which cannot be, is judged on ``block``)."""
+        if self.source != "<stdin>":
+            with open_file(self._path) as stream:
+                _check_lines(DecodedLines(stream, self.source), self.labelled)
+        for number, line in block.lines():  # invalid UTF-8 raises here
+            if self.labelled and "," not in _strip_eol(line):
+                raise InputError(self.source, "no ',' before the mark (the layout is 'text,score')", line=number)
+        raise AssertionError("a block of the CoScore layout found wrong holds no error")  # pragma: no cover
+
+
+def _lines(block: LineBlock) -> Any:
+    """The lines of ``block`` without their line ends, as an Arrow string array; ``None``
+    when the block is not valid UTF-8."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    starts = block.starts()
+    wide = len(block.data) >= 1 << 31
+    offsets = pa.py_buffer(starts.astype(np.int64 if wide else np.int32))
+    lines = pa.Array.from_buffers(pa.large_string() if wide else pa.string(), block.count,
+                                  [None, offsets, pa.py_buffer(block.data)])
+    try:
+        lines.validate(full=True)
+    except pa.ArrowInvalid:
+        return None
+    return pc.replace_substring_regex(lines, r"\r?\n?\z", "")
+
+
+def _check_lines(lines: DecodedLines, labelled: bool) -> None:
+    """Read the lines after the header one by one, raising the first error."""
+    rows = iter(lines)
+    next(rows, "")
+    for raw in rows:
+        if labelled and "," not in _strip_eol(raw):
+            raise InputError(lines.source, "no ',' before the mark (the layout is 'text,score')", line=lines.lineno)
 
 
 def _strip_eol(line: str) -> str:

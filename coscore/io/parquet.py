@@ -167,7 +167,11 @@ _ARROW_TYPES = {"float64": lambda pa: pa.float64(), "string": lambda pa: pa.stri
 def _arrow_array(pa: Any, values: Any, type_: Any = None) -> Any:
     """``values`` as an Arrow array (of ``type_`` when given); all-null columns are strings."""
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        return values if type_ is None or values.type == type_ else values.cast(type_)
+        if type_ is None or values.type == type_:
+            return values
+        if pa.types.is_null(values.type):
+            return values.cast(type_)
+        values = values.to_pylist()  # converted as Python values are, whether read as lists or as Arrow
     if type_ is not None:
         return pa.array(values, type=type_)
     array = pa.array(values)

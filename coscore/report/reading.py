@@ -6,7 +6,7 @@ import os
 import numpy as np
 
 from ..io import InputError, open_reader
-from ..labelled import number_cell
+from ..labelled import number_column
 
 
 def read_scored(
@@ -14,10 +14,12 @@ def read_scored(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ``label`` and ``pred`` columns of a scored file as float arrays (NaN where empty).
 
-    Raises :class:`coscore.io.InputError` for a missing column or a value that is not a number.
+    Columns the reader gives as Arrow arrays are converted whole (no Python object per
+    row). Raises :class:`coscore.io.InputError` for a missing column or a value that is
+    not a number.
     """
-    humans: list[float] = []
-    preds: list[float] = []
+    humans: list[np.ndarray] = []
+    preds: list[np.ndarray] = []
     with open_reader(path, fmt) as reader:
         has_header = reader.format in ("csv", "tsv", "coscore")
         for chunk in reader.chunks():
@@ -28,5 +30,9 @@ def read_scored(
                         reader.source, f"no such column (columns: {', '.join(reader.columns)})", column=name, **where
                     )
             for name, out in ((label, humans), (pred, preds)):
-                out.extend(number_cell(v, chunk.source, name, chunk.where(i)) for i, v in enumerate(chunk.pylist(name)))
-    return np.asarray(humans, dtype=np.float64), np.asarray(preds, dtype=np.float64)
+                out.append(number_column(chunk.data[name], chunk.source, name, chunk.where))
+    return _joined(humans), _joined(preds)
+
+
+def _joined(parts: list[np.ndarray]) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.empty(0, dtype=np.float64)

@@ -1,0 +1,99 @@
+"""A text file read as runs of whole lines, as bytes, for the columnar readers of the
+line formats (JSON Lines, the original CoScore layout): no ``str`` per line."""
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+
+import numpy as np
+
+from ._text import decode_error
+
+#: Bytes read from the stream at a time.
+READ_SIZE = 1 << 20
+_BOM = b"\xef\xbb\xbf"
+
+
+class LineBlock:
+    """``count`` consecutive lines of a file as bytes: ``data`` (each line keeps its
+    ``\\n``; the file's last line may lack it), starting at line ``first`` (1-based)."""
+
+    def __init__(self, data: bytes, count: int, first: int, source: str, bom: bool = False) -> None:
+        self.data = data
+        self._bom = bom  # the file's byte order mark was dropped from ``data``
+        self.count = count
+        self.first = first
+        self.source = source
+
+    def starts(self) -> np.ndarray:
+        """The byte offset where each line starts, and the end of the block: ``count + 1`` offsets."""
+        ends = np.flatnonzero(np.frombuffer(self.data, dtype=np.uint8) == 10) + 1
+        out = np.empty(self.count + 1, dtype=np.int64)
+        out[0] = 0
+        out[1 : 1 + len(ends)] = ends[: self.count]
+        out[self.count] = len(self.data)
+        return out
+
+    def text(self) -> str:
+        """The block decoded; invalid UTF-8 raises :class:`InputError` naming the line and character."""
+        try:
+            return self.data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if self._bom:  # located as in the file, where the mark counts as a character
+                exc = _decode_exception(_BOM + self.data)
+                raise decode_error(self.source, self.first - 1, _BOM + self.data, exc) from None
+            raise decode_error(self.source, self.first - 1, self.data, exc) from None
+
+    def lines(self) -> Iterator[tuple[int, str]]:
+        """Each line's number and text (ending with its ``\\n``), decoded."""
+        for number, line in enumerate(io.StringIO(self.text(), newline="\n"), self.first):
+            yield number, line
+
+
+class LineBlocks:
+    """Take the lines of a binary stream ``count`` at a time. A UTF-8 byte order mark at
+    the start is dropped; lines end at ``\\n`` only. ``position`` is the bytes taken so far."""
+
+    def __init__(self, stream: io.RawIOBase | io.BufferedIOBase | object, source: str) -> None:
+        self._stream = stream
+        self.source = source
+        self._pending: list[bytes] = []
+        self._newlines = 0  # in the pending bytes
+        self._ended = False
+        self.lines_taken = 0
+        self.position = 0
+
+    def take(self, count: int) -> LineBlock | None:
+        """The next ``count`` lines (fewer at the end of the file), or ``None`` when none is left."""
+        while self._newlines < count and not self._ended:
+            data = self._stream.read(READ_SIZE)  # type: ignore[attr-defined]
+            if not data:
+                self._ended = True
+                break
+            self._pending.append(data)
+            self._newlines += data.count(b"\n")
+        buffer = b"".join(self._pending)
+        if self._newlines >= count:
+            cut = int(np.flatnonzero(np.frombuffer(buffer, dtype=np.uint8) == 10)[count - 1]) + 1
+            block, rest = buffer[:cut], buffer[cut:]
+            taken = count
+        else:
+            block, rest = buffer, b""
+            taken = self._newlines + (1 if block and not block.endswith(b"\n") else 0)
+        self._pending = [rest] if rest else []
+        self._newlines -= block.count(b"\n")
+        if not block:
+            return None
+        first = self.lines_taken + 1
+        self.lines_taken += taken
+        self.position += len(block)
+        bom = first == 1 and block.startswith(_BOM)
+        return LineBlock(block[len(_BOM) :] if bom else block, taken, first, self.source, bom)
+
+
+def _decode_exception(data: bytes) -> UnicodeDecodeError:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc
+    raise AssertionError("the data decodes")
