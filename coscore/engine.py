@@ -650,33 +650,56 @@ def score_chunks(plan: Plan, answers: Iterable[AnswerLike], chunk_size: int = DE
             yield future.result()
 
 
-def concat(plan: Plan, batches: list[Batch]) -> Batch:
-    """One :class:`Batch` from consecutive ones; ``batches`` is emptied as it goes.
+#: Answers per block of the arrays :func:`gather` collects a stream's results in: one
+#: float64 column of a block (32 MB) is at the malloc tuning's mmap threshold (see
+#: :func:`coscore._fast.tune_malloc`), so each block is mapped on its own, holds memory
+#: only for the rows written, and is given back whole once joined.
+_BLOCK = 1 << 22
 
-    Each column is joined and its chunks released before the next, so the peak is the
-    result plus one column of chunks, not twice the result.
+
+def gather(plan: Plan, batches: Iterable[Batch]) -> Batch:
+    """One :class:`Batch` of consecutive ones, each copied into blocks of result arrays
+    as it comes and then dropped.
+
+    The chunks' own arrays are released chunk by chunk (so their memory is reused by the
+    next chunk's), not held to the end; the blocks of each column are joined and released
+    before the next column, and the errors list is made last: the peak is the results
+    once in blocks plus one joined column.
     """
-    if len(batches) == 1:
-        return batches.pop()
-    if not batches:
-        return Batch(np.empty(0), [], {cid: np.empty(0) for cid in plan.combo_ids})
-    columns = {cid: [b.combos[cid] for b in batches] for cid in plan.combo_ids}
-    scores = [b.scores for b in batches]
-    errors: list[str | None] = [None] * sum(len(b.errors) for b in batches)
+    ids = plan.combo_ids
+    columns: dict = {None: [], **{cid: [] for cid in ids}}   # None: the scores; each a list of blocks
+    errors: dict[int, str] = {}
     completed: dict[int, int] = {}
-    offset = 0
-    for b in batches:
-        if b.errors.count(None) != len(b.errors):
-            errors[offset : offset + len(b.errors)] = b.errors
-        completed.update((offset + i, done) for i, done in b.completed.items())
-        offset += len(b.errors)
-    batches.clear()
-    joined_scores = np.concatenate(scores)
-    del scores
-    combos = {}
-    for cid in plan.combo_ids:
-        combos[cid] = np.concatenate(columns.pop(cid))
-    return Batch(joined_scores, errors, combos, completed)
+    n = 0
+    for batch in batches:
+        m = len(batch)
+        if batch.errors.count(None) != m:
+            errors.update((n + i, e) for i, e in enumerate(batch.errors) if e is not None)
+        completed.update((n + i, done) for i, done in batch.completed.items())
+        values = {None: batch.scores, **batch.combos}
+        del batch
+        done = 0
+        while done < m:
+            at = n % _BLOCK
+            if at == 0:
+                for blocks in columns.values():
+                    blocks.append(np.empty(_BLOCK))
+            take = min(m - done, _BLOCK - at)
+            for key, blocks in columns.items():
+                blocks[-1][at : at + take] = values[key][done : done + take]
+            done += take
+            n += take
+        del values
+    joined = {}
+    for key, blocks in columns.items():
+        if blocks:
+            blocks[-1] = blocks[-1][: n - (len(blocks) - 1) * _BLOCK]
+        joined[key] = np.concatenate(blocks) if blocks else np.empty(0)
+        blocks.clear()
+    error_list: list[str | None] = [None] * n
+    for i, error in errors.items():
+        error_list[i] = error
+    return Batch(joined.pop(None), error_list, joined, completed)
 
 
 def _even_chunks(n: int, workers: int) -> int:
@@ -696,13 +719,13 @@ def score_many(plan: Plan, answers: Iterable[AnswerLike], jobs: int = 1, chunk_s
     A list is scored straight into result arrays allocated once, chunk by chunk, each
     worker reading its chunks in place (``jobs > 1``: equal chunks, a multiple of the
     workers); any other iterable is read chunk by chunk (memory: ``jobs`` chunks plus
-    the result) and the chunks joined at the end.
+    the result), each chunk's results gathered as it comes (:func:`gather`).
     """
     workers = _workers(jobs)
     if not isinstance(answers, list):
         if chunk_size is None:  # threads share the GIL-held steps better over larger chunks
             chunk_size = DEFAULT_CHUNK_SIZE if workers <= 1 else 2 * DEFAULT_CHUNK_SIZE
-        return concat(plan, list(score_chunks(plan, answers, chunk_size, jobs)))
+        return gather(plan, score_chunks(plan, answers, chunk_size, jobs))
     return score_ranges(plan, len(answers), lambda start, stop: score_chunk(plan, answers, start, stop),
                         jobs, chunk_size)
 

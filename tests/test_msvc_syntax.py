@@ -44,6 +44,7 @@ typedef struct _object { Py_ssize_t ob_refcnt; PyTypeObject *ob_type; } PyObject
 typedef struct { PyObject ob_base; Py_ssize_t ob_size; } PyVarObject;
 typedef struct { PyVarObject ob_base; PyObject **ob_item; Py_ssize_t allocated; } PyListObject;
 typedef struct { PyVarObject ob_base; PyObject *ob_item[1]; } PyTupleObject;
+typedef struct { PyObject ob_base; Py_ssize_t length; Py_hash_t hash; unsigned int state; } PyASCIIObject;
 extern PyTypeObject PyUnicode_Type, PyList_Type, PyTuple_Type;
 #define Py_TYPE(o) (((PyObject *)(o))->ob_type)
 #define Py_SIZE(o) (((PyVarObject *)(o))->ob_size)

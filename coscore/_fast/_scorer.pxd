@@ -3,7 +3,8 @@
 # scratch. The subclass builds its kernel's tables in __cinit__ (and sets
 # ``scratch_bytes``), frees them in __dealloc__ (C attributes start zeroed, so a
 # kernel's free must take a zeroed or half-built table) and runs the kernel in
-# ``_best``; best(), best_many(), len(), repr() and pickling are the base's.
+# ``_best`` (and may in ``_best_many``); best(), best_many(), len(), repr() and pickling
+# are the base's.
 from coscore._fast._texts cimport _scratch, _text, cs_text
 
 
@@ -13,6 +14,10 @@ cdef class KeyScorer:
     # the best value over the keys for ``t``; ``scratch`` is 64-byte aligned, zeroed for the
     # first answer and then left as the previous answer left it
     cdef double _best(self, const cs_text *t, unsigned char *scratch) noexcept nogil
+    # _best of texts[0 .. n - 1] into out, in order, on one scratch (a subclass may run its
+    # kernel here directly, saving a virtual call per text)
+    cdef void _best_many(self, const cs_text *texts, Py_ssize_t n, double *out,
+                         unsigned char *scratch) noexcept nogil
 
 
 cdef inline unsigned char *_scratch_for(KeyScorer scorer, object s, cs_text *t, unsigned char *stack,

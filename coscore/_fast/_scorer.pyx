@@ -25,6 +25,13 @@ cdef class KeyScorer:
     cdef double _best(self, const cs_text *t, unsigned char *scratch) noexcept nogil:
         return 0.0
 
+    cdef void _best_many(self, const cs_text *texts, Py_ssize_t n, double *out,
+                         unsigned char *scratch) noexcept nogil:
+        cdef Py_ssize_t i
+        for i in range(n):
+            cs_prefetch_ahead(texts, i, n)
+            out[i] = self._best(&texts[i], scratch)
+
     def __reduce__(self):
         return (type(self), (list(self.keys),))
 
@@ -52,7 +59,7 @@ cdef class KeyScorer:
     def best_many(self, strings):
         """best() of every string, as a float64 numpy array."""
         cdef object seq = _as_seq(strings)
-        cdef Py_ssize_t n = _size(seq), i
+        cdef Py_ssize_t n = _size(seq)
         cdef cs_text *texts = NULL
         cdef unsigned char *mem = NULL
         cdef unsigned char *sc
@@ -64,9 +71,7 @@ cdef class KeyScorer:
         try:
             sc = _scratch(self.scratch_bytes, NULL, &mem)
             with nogil:
-                for i in range(n):
-                    cs_prefetch_ahead(texts, i, n)
-                    ov[i] = self._best(&texts[i], sc)
+                self._best_many(texts, n, &ov[0], sc)
         finally:
             free(texts)
             free(mem)

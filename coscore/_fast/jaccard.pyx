@@ -21,7 +21,7 @@ import threading
 from coscore._fast._scorer cimport KeyScorer, _scratch_for
 from coscore._fast._texts cimport (
     CS_UNICODE_READY, PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, _alphabet_map,
-    cs_cpmap, cs_text,
+    cs_cpmap, cs_prefetch_ahead, cs_text,
 )
 
 cdef extern from "Python.h":
@@ -212,6 +212,13 @@ cdef class JaccardScorer(KeyScorer):
 
     cdef double _best(self, const cs_text *t, unsigned char *scratch) noexcept nogil:
         return cs_jac_best(&self.J, t, scratch)
+
+    cdef void _best_many(self, const cs_text *texts, Py_ssize_t n, double *out,
+                         unsigned char *scratch) noexcept nogil:
+        cdef Py_ssize_t i
+        for i in range(n):
+            cs_prefetch_ahead(texts, i, n)
+            out[i] = cs_jac_best(&self.J, &texts[i], scratch)
 
     def counts(self, s):
         """[(sum_min, sum_max)] per key, in key order."""

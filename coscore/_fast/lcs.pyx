@@ -11,7 +11,7 @@ from libc.stdint cimport uint32_t
 from libc.stdlib cimport malloc, free
 
 from coscore._fast._scorer cimport KeyScorer, _scratch_for
-from coscore._fast._texts cimport _alphabet_map, cs_cpmap, cs_text
+from coscore._fast._texts cimport _alphabet_map, cs_cpmap, cs_prefetch_ahead, cs_text
 
 cdef extern from "src/bitlcs.h" nogil:
     ctypedef struct cs_lcs:
@@ -87,6 +87,14 @@ cdef class LcsScorer(KeyScorer):
     cdef double _best(self, const cs_text *t, unsigned char *state) noexcept nogil:
         cs_lcs_run(&self.L, t, state)
         return cs_lcs_best(&self.L, state)
+
+    cdef void _best_many(self, const cs_text *texts, Py_ssize_t n, double *out,
+                         unsigned char *state) noexcept nogil:
+        cdef Py_ssize_t i
+        for i in range(n):
+            cs_prefetch_ahead(texts, i, n)
+            cs_lcs_run(&self.L, &texts[i], state)
+            out[i] = cs_lcs_best(&self.L, state)
 
     def lengths(self, s):
         """LCS(k, s) for every key, in key order."""

@@ -472,10 +472,11 @@ cdef class SubstringScanner:
         ``parts`` are the numbers of groups of the runs, in order (they add up to all
         the groups). Returns an int64 array of shape ``(len(parts), len(strings))``."""
         cdef object seq = _as_seq(strings)
-        cdef Py_ssize_t n = _size(seq), i, longest = 0, k = len(parts)
+        cdef Py_ssize_t n = _size(seq), i, longest = 0, k = len(parts), g, slot
         cdef cs_text *texts = NULL
         cdef unsigned char *hit = NULL
         cdef uint32_t *buf = NULL
+        cdef Py_ssize_t *slot_part = NULL
         if sum(parts) != self.n_groups or any(p < 0 for p in parts):
             raise ValueError(f"parts must add up to the {self.n_groups} groups, got {list(parts)}")
         part_of = np.repeat(np.arange(k, dtype=np.intp), np.asarray(parts, dtype=np.intp))
@@ -490,16 +491,32 @@ cdef class SubstringScanner:
                 for i in range(n):
                     longest = max(longest, texts[i].n)
                 buf = <uint32_t *>malloc((2 * longest + 1) * sizeof(uint32_t))
-            hit = <unsigned char *>malloc(self.n_slots + 1)
-            if hit == NULL or (self.has_tails and buf == NULL):
+            hit = <unsigned char *>calloc(self.n_slots + 1, 1)
+            slot_part = <Py_ssize_t *>malloc((self.n_slots + 1) * sizeof(Py_ssize_t))
+            if hit == NULL or slot_part == NULL or (self.has_tails and buf == NULL):
                 raise MemoryError()
-            with nogil:
-                for i in range(n):
-                    cs_prefetch_ahead(texts, i, n)
-                    memset(hit, 0, self.n_slots)
-                    self._count(&texts[i], hit, buf, &pv[0], &ov[0, i], n)
+            if self.has_tails:
+                with nogil:
+                    for i in range(n):
+                        cs_prefetch_ahead(texts, i, n)
+                        memset(hit, 0, self.n_slots)
+                        self._count(&texts[i], hit, buf, &pv[0], &ov[0, i], n)
+            else:   # the scan alone counts: each slot is one group's, its mark cleared as it is read
+                for g in range(self.n_groups):
+                    slot = self.slot_of[g]
+                    if slot >= 0:
+                        slot_part[slot] = pv[g]
+                with nogil:
+                    for i in range(n):
+                        cs_prefetch_ahead(texts, i, n)
+                        self._scan(&texts[i], hit)
+                        for slot in range(self.n_slots):
+                            if hit[slot]:
+                                hit[slot] = 0
+                                ov[slot_part[slot], i] += 1
         finally:
             free(texts)
             free(hit)
             free(buf)
+            free(slot_part)
         return out

@@ -141,7 +141,7 @@ int csb_hash_strs(PyObject *const *items, Py_ssize_t n, uint64_t *hashes)
     for (i = 0; i < n; i++) {
         Py_hash_t h;
         if (i + 16 < n) CS_PREFETCH(items[i + 16]);
-        h = PyObject_Hash(items[i]);
+        h = csb_hash(items[i]);
         if (h == -1) return -1;
         hashes[i] = (uint64_t)h;
     }
@@ -176,7 +176,7 @@ int csb_hash_answers(PyObject *const *answers, Py_ssize_t n, uint64_t *hashes)
         size = csb_blanks(answers[i], &items, &one);
         h = 0x2d358dccaa6c78a5ULL ^ (uint64_t)size;
         for (j = 0; j < size; j++) {
-            Py_hash_t b = PyObject_Hash(items[j]);
+            Py_hash_t b = csb_hash(items[j]);
             if (b == -1) return -1;
             if (size == 1) h = (uint64_t)b;    /* "a", ["a"], ("a",) alike */
             else h = csb_mum(h ^ 0x9E3779B97F4A7C15ULL, (uint64_t)b ^ (uint64_t)j);

@@ -19,6 +19,22 @@
 /* an exact str whose code points can be read without the GIL */
 #define CSB_PLAIN_STR(o) (Py_TYPE(o) == &PyUnicode_Type && CS_IS_READY(o))
 
+/* The hash of `o` with the GIL held: an exact str's cached one when it has it
+ * (read as str.__hash__ would return it, without a call), else PyObject_Hash
+ * (which computes and caches it); -1 on error. */
+CS_INLINE Py_hash_t csb_hash(PyObject *o)
+{
+    if (Py_TYPE(o) == &PyUnicode_Type) {
+#if PY_VERSION_HEX >= 0x030F00A1   /* the cached hash has a public accessor */
+        Py_hash_t h = PyUnstable_Unicode_GET_CACHED_HASH(o);
+#else
+        Py_hash_t h = ((PyASCIIObject *)o)->hash;
+#endif
+        if (h != -1) return h;
+    }
+    return PyObject_Hash(o);
+}
+
 CS_INLINE int csb_str_eq(PyObject *a, PyObject *b)
 {
     Py_ssize_t n;
