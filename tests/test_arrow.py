@@ -279,6 +279,49 @@ def test_utf8_is_read_as_python_reads_it(implementation, cells, large):
             coscore.compile(RULES["kernels"]).score_many([column])
 
 
+#: long texts, mostly runs of 3-byte characters (read 16 bytes at a time), mixed with every
+#: other width, then maybe spoilt at one place: a byte changed, cut out or put in, or a
+#: 3-byte form that is not one (overlong, surrogate) put in a run
+RUNS = st.tuples(
+    st.lists(st.one_of(st.text(st.sampled_from(["中", "车", "，", "\u0800", "\uffff", "\ue000", "\ud7ff"]), max_size=40),
+                       st.text(st.sampled_from(WIDTHS + ["\x00", "\x7f", "\u07ff"]), max_size=3)), max_size=6)
+    .map(lambda parts: "".join(parts).encode()),
+    st.sampled_from(["keep", "change", "cut", "insert", "overlong", "surrogate"]),
+    st.integers(0, 400), st.integers(0, 255),
+).map(lambda c: _spoilt(*c))
+
+
+def _spoilt(data: bytes, how: str, at: int, byte: int) -> bytes:
+    at = at % (len(data) + 1)
+    put = {"insert": bytes([byte]), "overlong": b"\xe0\x9f\xbf", "surrogate": b"\xed\xa0\x80"}.get(how)
+    if put is not None:
+        return data[:at] + put + data[at:]
+    if how == "keep" or at == len(data):
+        return data
+    return data[:at] + (bytes([byte]) if how == "change" else b"") + data[at + 1:]
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(cells=st.lists(RUNS, min_size=1, max_size=4), start=st.integers(0, 3))
+def test_long_runs_of_every_width_are_read_as_python_reads_them(implementation, cells, start):
+    """Texts longer than a SIMD block, each cut anywhere (a sliced array too): Python's
+    ``str`` of them, or the ``UnicodeDecodeError`` Python raises."""
+    column = _utf8_array([b"x"] * start + cells, pa.string()).slice(start)
+    reader = modules(implementation)["arrow"].BlankColumns
+    want = _decoded(list(dict.fromkeys(cells)))
+    for read in (lambda: list(reader([column]).texts(0, 0, len(cells))[0]),
+                 lambda: reader([column]).answers(0, len(cells))[0]):
+        try:
+            got = read()
+        except UnicodeDecodeError as exc:
+            got = repr(exc)
+        assert got == want
+        if isinstance(got, list):
+            assert [sys.getsizeof(t + t) for t in got] == [sys.getsizeof(t + t) for t in want]
+
+
 def test_the_columns_page_examples_run():
     """docs/columns.md's Python examples run as written."""
     page = (Path(__file__).resolve().parent.parent / "docs" / "columns.md").read_text(encoding="utf-8")

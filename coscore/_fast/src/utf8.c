@@ -10,6 +10,23 @@
 #  define CS_UTF8_SSE2 1
 #endif
 
+#ifdef CS_UTF8_SSE2
+/* 16 zero bytes then 16 0xFF: the 16 from `k` keep the last k bytes of a block */
+static const uint8_t cs_keep_last[32] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                         0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+                                         0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+
+/* The r < 16 bytes of p, zero-padded to 16 (a short text: no load past p + r) */
+CS_INLINE __m128i cs_load_short(const uint8_t *p, int64_t r)
+{
+    uint8_t b[16];
+    int k;
+    for (k = 0; k < 16; k++)
+        b[k] = k < r ? p[k] : 0;
+    return _mm_loadu_si128((const __m128i *)b);
+}
+#endif
+
 #define CS_HIGH 0x8080808080808080ULL   /* bit 7 of each byte */
 #define CS_MID 0x3C3C3C3C3C3C3C3CULL    /* bits 2..5 of each byte */
 #define CS_LOW7 0x7F7F7F7F7F7F7F7FULL
@@ -44,17 +61,16 @@ int64_t cs_utf8_measure(const uint8_t *p, int64_t n, int *kind, int *ascii)
         const __m128i cont_top = _mm_set1_epi8((char)0xC0), c4 = _mm_set1_epi8((char)0xC4),
                       f0 = _mm_set1_epi8((char)0xF0), zero = _mm_setzero_si128();
         __m128i any = zero, wide16 = zero, astral16 = zero, cont16 = zero, sums;
-        uint8_t last[16];
         int blocks = 0;
         while (i < n) {
             __m128i x;
-            if (i + 16 <= n) {
+            if (i + 16 <= n)
                 x = _mm_loadu_si128((const __m128i *)(p + i));
-            } else {
-                memset(last, 0, sizeof(last));
-                memcpy(last, p + i, (size_t)(n - i));
-                x = _mm_loadu_si128((const __m128i *)last);
-            }
+            else if (n >= 16)   /* the text's last 16 bytes, those already read zeroed */
+                x = _mm_and_si128(_mm_loadu_si128((const __m128i *)(p + n - 16)),
+                                  _mm_loadu_si128((const __m128i *)(cs_keep_last + (n - i))));
+            else
+                x = cs_load_short(p, n);
             i += 16;
             any = _mm_or_si128(any, x);
             /* 80..BF are the signed bytes below (signed char)0xC0 */
@@ -110,10 +126,14 @@ int64_t cs_utf8_measure(const uint8_t *p, int64_t n, int *kind, int *ascii)
  * the last ones, and the code points put together with shifts. A step that
  * does not check out (another byte class, an overlong form or a surrogate)
  * ends the run: the caller's scalar loop then reads those bytes (and reports
- * what is invalid). Writes at most `room` code points. Returns the code points decoded (3 bytes each). The byte
- * shuffle is SSSE3, taken with AVX2 (cs_cpu_has_avx2). */
+ * what is invalid). p[-back:n] may be read; writes at most `room` code points.
+ * Returns the code points decoded (3 bytes each). The byte shuffle is SSSE3, taken with AVX2 (cs_cpu_has_avx2). */
+static const uint8_t cs_move_down[32] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+                                         0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+                                         0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
+
 CS_TARGET_AVX2
-static int64_t cs_utf8_run3(const uint8_t *p, int64_t n, uint16_t *o, int64_t room)
+static int64_t cs_utf8_run3(const uint8_t *p, int64_t n, int64_t back, uint16_t *o, int64_t room)
 {
     const __m128i pick_lead = _mm_setr_epi8(1, 0, 4, 3, 7, 6, 10, 9, 13, 12, -1, -1, -1, -1, -1, -1);
     const __m128i pick_last = _mm_setr_epi8(2, -1, 5, -1, 8, -1, 11, -1, 14, -1, -1, -1, -1, -1, -1, -1);
@@ -125,19 +145,18 @@ static int64_t cs_utf8_run3(const uint8_t *p, int64_t n, uint16_t *o, int64_t ro
                                          (char)0xE0, (char)0x80, (char)0x80, 0);
     const __m128i lead4 = _mm_set1_epi16(0x0F00), low6 = _mm_set1_epi16(0x3F), top5 = _mm_set1_epi16((short)0xF800),
                   surrogate = _mm_set1_epi16((short)0xD800), zero = _mm_setzero_si128();
-    uint8_t last[16];
     int64_t i = 0, k = 0;
     while (i < n && k < room) {
         __m128i x, a, b, cp, t;
         unsigned off, bad;
         int c;
-        if (i + 16 <= n) {
+        if (i + 16 <= n)
             x = _mm_loadu_si128((const __m128i *)(p + i));
-        } else {   /* zero-padded: a zero byte ends the run */
-            memset(last, 0, sizeof(last));
-            memcpy(last, p + i, (size_t)(n - i));
-            x = _mm_loadu_si128((const __m128i *)last);
-        }
+        else if (n + back >= 16)   /* the text's last 16 bytes moved down, zero-padded */
+            x = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + n - 16)),
+                                 _mm_loadu_si128((const __m128i *)(cs_move_down + (16 - (n - i)))));
+        else   /* zero-padded: a zero byte ends the run */
+            x = cs_load_short(p + i, n - i);
         /* the bytes out of place; c: the complete sequences before the first */
         off = ~(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(x, classes), expect)) & 0x7FFFu;
         c = off ? (int)cs_ctz32(off) / 3 : 5;
@@ -170,9 +189,9 @@ static int64_t cs_utf8_run3(const uint8_t *p, int64_t n, uint16_t *o, int64_t ro
     return k;
 }
 #else
-static int64_t cs_utf8_run3(const uint8_t *p, int64_t n, uint16_t *o, int64_t room)
+static int64_t cs_utf8_run3(const uint8_t *p, int64_t n, int64_t back, uint16_t *o, int64_t room)
 {
-    (void)p; (void)n; (void)o; (void)room;
+    (void)p; (void)n; (void)back; (void)o; (void)room;
     return 0;   /* never called: the scalar loop reads every sequence */
 }
 #endif
@@ -193,7 +212,7 @@ static int64_t cs_utf8_run3(const uint8_t *p, int64_t n, uint16_t *o, int64_t ro
                 i++;                                                              \
             } else if (b >= 0xE0 && b < 0xF0) {                                   \
                 if (sizeof(T) == 2 && run3) {   /* a run of them, if it is valid */ \
-                    int64_t k3 = cs_utf8_run3(p + i, n - i, (uint16_t *)o, end - (uint16_t *)o); \
+                    int64_t k3 = cs_utf8_run3(p + i, n - i, i, (uint16_t *)o, end - (uint16_t *)o); \
                     if (k3) {                                                     \
                         i += 3 * k3;                                              \
                         o += k3;                                                  \
