@@ -79,7 +79,7 @@ int64_t cs_utf8_measure(const uint8_t *p, int64_t n, int *kind, int *ascii)
             astral16 = _mm_or_si128(astral16, _mm_cmpeq_epi8(_mm_max_epu8(x, f0), x));
             if (++blocks == 255 || i >= n) {
                 sums = _mm_sad_epu8(cont16, zero);
-                cont += _mm_cvtsi128_si32(sums) + _mm_extract_epi16(sums, 4);
+                cont += _mm_cvtsi128_si32(sums) + _mm_cvtsi128_si32(_mm_unpackhi_epi64(sums, sums));
                 cont16 = zero;
                 blocks = 0;
             }
