@@ -253,14 +253,9 @@ def _decoded(cells: list[bytes]):
         return repr(exc)
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                   HealthCheck.function_scoped_fixture])
-@given(cells=st.lists(UTF8ISH, min_size=1, max_size=4), large=st.booleans())
-def test_utf8_is_read_as_python_reads_it(implementation, cells, large):
-    """Valid UTF-8 gives Python's ``str`` of it (its narrowest form); invalid UTF-8 raises
-    the ``UnicodeDecodeError`` Python raises for the first cell that has it."""
-    column = _utf8_array(cells, pa.large_string() if large else pa.string())
+def _read_as_python(implementation: str, column: pa.Array, cells: list[bytes]):
+    """Check that the reader gives what Python's decoder makes of the cells (of
+    ``column``), by texts and by answers; returns that."""
     reader = modules(implementation)["arrow"].BlankColumns   # the twin decodes as it is made
     want = _decoded(list(dict.fromkeys(cells)))
     for read in (lambda: list(reader([column]).texts(0, 0, len(cells))[0]),
@@ -274,6 +269,18 @@ def test_utf8_is_read_as_python_reads_it(implementation, cells, large):
             # each str in Python's own (narrowest) form: a concatenation keeps the form (and
             # drops what a str caches, such as the shared one-character str's UTF-8)
             assert [sys.getsizeof(t + t) for t in got] == [sys.getsizeof(t + t) for t in want]
+    return want
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(cells=st.lists(UTF8ISH, min_size=1, max_size=4), large=st.booleans())
+def test_utf8_is_read_as_python_reads_it(implementation, cells, large):
+    """Valid UTF-8 gives Python's ``str`` of it (its narrowest form); invalid UTF-8 raises
+    the ``UnicodeDecodeError`` Python raises for the first cell that has it."""
+    column = _utf8_array(cells, pa.large_string() if large else pa.string())
+    want = _read_as_python(implementation, column, cells)
     if isinstance(want, str):
         with pytest.raises(UnicodeDecodeError):
             coscore.compile(RULES["kernels"]).score_many([column])
@@ -308,18 +315,7 @@ def _spoilt(data: bytes, how: str, at: int, byte: int) -> bytes:
 def test_long_runs_of_every_width_are_read_as_python_reads_them(implementation, cells, start):
     """Texts longer than a SIMD block, each cut anywhere (a sliced array too): Python's
     ``str`` of them, or the ``UnicodeDecodeError`` Python raises."""
-    column = _utf8_array([b"x"] * start + cells, pa.string()).slice(start)
-    reader = modules(implementation)["arrow"].BlankColumns
-    want = _decoded(list(dict.fromkeys(cells)))
-    for read in (lambda: list(reader([column]).texts(0, 0, len(cells))[0]),
-                 lambda: reader([column]).answers(0, len(cells))[0]):
-        try:
-            got = read()
-        except UnicodeDecodeError as exc:
-            got = repr(exc)
-        assert got == want
-        if isinstance(got, list):
-            assert [sys.getsizeof(t + t) for t in got] == [sys.getsizeof(t + t) for t in want]
+    _read_as_python(implementation, _utf8_array([b"x"] * start + cells, pa.string()).slice(start), cells)
 
 
 def test_the_columns_page_examples_run():
