@@ -31,8 +31,8 @@ _SOURCES = {
     "jaccard": ["aligned.c", "cpmap.c", "multiset.c"],
     "substring": ["cpmap.c", "cpu.c", "aho_corasick.c", "shift_and.c", "walk.c"],
     "batch": ["answers.c", "dedup.c", "heap.c"],
-    "texts": ["utf8.c"],
-    "arrow": ["utf8.c"],
+    "texts": ["cpu.c", "utf8.c"],
+    "arrow": ["cpu.c", "utf8.c"],
 }
 
 

@@ -253,14 +253,9 @@ def _decoded(cells: list[bytes]):
         return repr(exc)
 
 
-@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                   HealthCheck.function_scoped_fixture])
-@given(cells=st.lists(UTF8ISH, min_size=1, max_size=4), large=st.booleans())
-def test_utf8_is_read_as_python_reads_it(implementation, cells, large):
-    """Valid UTF-8 gives Python's ``str`` of it (its narrowest form); invalid UTF-8 raises
-    the ``UnicodeDecodeError`` Python raises for the first cell that has it."""
-    column = _utf8_array(cells, pa.large_string() if large else pa.string())
+def _read_as_python(implementation: str, column: pa.Array, cells: list[bytes]):
+    """Check that the reader gives what Python's decoder makes of the cells (of
+    ``column``), by texts and by answers; returns that."""
     reader = modules(implementation)["arrow"].BlankColumns   # the twin decodes as it is made
     want = _decoded(list(dict.fromkeys(cells)))
     for read in (lambda: list(reader([column]).texts(0, 0, len(cells))[0]),
@@ -274,9 +269,53 @@ def test_utf8_is_read_as_python_reads_it(implementation, cells, large):
             # each str in Python's own (narrowest) form: a concatenation keeps the form (and
             # drops what a str caches, such as the shared one-character str's UTF-8)
             assert [sys.getsizeof(t + t) for t in got] == [sys.getsizeof(t + t) for t in want]
+    return want
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(cells=st.lists(UTF8ISH, min_size=1, max_size=4), large=st.booleans())
+def test_utf8_is_read_as_python_reads_it(implementation, cells, large):
+    """Valid UTF-8 gives Python's ``str`` of it (its narrowest form); invalid UTF-8 raises
+    the ``UnicodeDecodeError`` Python raises for the first cell that has it."""
+    column = _utf8_array(cells, pa.large_string() if large else pa.string())
+    want = _read_as_python(implementation, column, cells)
     if isinstance(want, str):
         with pytest.raises(UnicodeDecodeError):
             coscore.compile(RULES["kernels"]).score_many([column])
+
+
+#: long texts, mostly runs of 3-byte characters (read 16 bytes at a time), mixed with every
+#: other width, then maybe spoilt at one place: a byte changed, cut out or put in, or a
+#: 3-byte form that is not one (overlong, surrogate) put in a run
+RUNS = st.tuples(
+    st.lists(st.one_of(st.text(st.sampled_from(["中", "车", "，", "\u0800", "\uffff", "\ue000", "\ud7ff"]), max_size=40),
+                       st.text(st.sampled_from(WIDTHS + ["\x00", "\x7f", "\u07ff"]), max_size=3)), max_size=6)
+    .map(lambda parts: "".join(parts).encode()),
+    st.sampled_from(["keep", "change", "cut", "insert", "overlong", "surrogate"]),
+    st.integers(0, 400), st.integers(0, 255),
+).map(lambda c: _spoilt(*c))
+
+
+def _spoilt(data: bytes, how: str, at: int, byte: int) -> bytes:
+    at = at % (len(data) + 1)
+    put = {"insert": bytes([byte]), "overlong": b"\xe0\x9f\xbf", "surrogate": b"\xed\xa0\x80"}.get(how)
+    if put is not None:
+        return data[:at] + put + data[at:]
+    if how == "keep" or at == len(data):
+        return data
+    return data[:at] + (bytes([byte]) if how == "change" else b"") + data[at + 1:]
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(cells=st.lists(RUNS, min_size=1, max_size=4), start=st.integers(0, 3))
+def test_long_runs_of_every_width_are_read_as_python_reads_them(implementation, cells, start):
+    """Texts longer than a SIMD block, each cut anywhere (a sliced array too): Python's
+    ``str`` of them, or the ``UnicodeDecodeError`` Python raises."""
+    _read_as_python(implementation, _utf8_array([b"x"] * start + cells, pa.string()).slice(start), cells)
 
 
 def test_the_columns_page_examples_run():

@@ -37,7 +37,7 @@ cdef extern from "Python.h":
 cdef extern from "src/utf8.h" nogil:
     int64_t cs_utf8_measure(const uint8_t *p, int64_t n, int *kind, int *ascii)
     uint32_t cs_utf8_maxchar(int kind)
-    int cs_utf8_decode(const uint8_t *p, int64_t n, int kind, void *out)
+    int cs_utf8_decode(const uint8_t *p, int64_t n, int64_t count, int kind, void *out)
 
 
 ctypedef struct _seg:          # one chunk of one column
@@ -170,7 +170,7 @@ cdef object _text(const uint8_t *p, int64_t n):
         memcpy(PyUnicode_DATA(out), p, <size_t>n)
         return out
     out = PyUnicode_New(count, cs_utf8_maxchar(kind))
-    if cs_utf8_decode(p, n, kind, PyUnicode_DATA(out)) != 0:
+    if cs_utf8_decode(p, n, count, kind, PyUnicode_DATA(out)) != 0:
         return PyUnicode_DecodeUTF8(<const char *>p, n, "strict")
     return out
 

@@ -30,7 +30,7 @@ cdef extern from "Python.h":
 
 cdef extern from "src/utf8.h" nogil:
     int64_t cs_utf8_measure(const uint8_t *p, int64_t n, int *kind, int *ascii)
-    int cs_utf8_decode(const uint8_t *p, int64_t n, int kind, void *out)
+    int cs_utf8_decode(const uint8_t *p, int64_t n, int64_t count, int kind, void *out)
 
 
 cdef inline int64_t _padded(int64_t nbytes) noexcept nogil:
@@ -147,7 +147,7 @@ cdef Py_ssize_t _decode(const uint8_t **ptrs, const int64_t *lens, const int64_t
     for d in range(n):
         if items[d].data == NULL:
             row = rows[d] if rows != NULL else d
-            if cs_utf8_decode(ptrs[row], lens[row], items[d].kind, arena) != 0:
+            if cs_utf8_decode(ptrs[row], lens[row], items[d].n, items[d].kind, arena) != 0:
                 return d
             items[d].data = arena
             arena += _padded(items[d].n * items[d].kind)

@@ -25,8 +25,9 @@ static inline uint32_t cs_utf8_maxchar(int kind)
 }
 
 /* Decode p[0:n] into out, `kind` bytes per code point, as cs_utf8_measure
- * sized it (out holds its count of code points). Returns 0, or -1 when the
- * bytes are not valid UTF-8 (out is then partly written). */
-int cs_utf8_decode(const uint8_t *p, int64_t n, int kind, void *out);
+ * sized it (`count` code points: out holds that many). Returns 0, or -1 when
+ * the bytes are not valid UTF-8 (out is then partly written, never past
+ * `count`). */
+int cs_utf8_decode(const uint8_t *p, int64_t n, int64_t count, int kind, void *out);
 
 #endif /* COSCORE_SRC_UTF8_H */
