@@ -37,19 +37,62 @@ def _pc() -> Any:
 def float_texts(values: Any) -> Any:
     """A float64 Arrow array as strings, each ``repr(value)``; nulls as ``""``.
 
-    Scores take few distinct values: those are formatted once each and looked up."""
+    Scores take few distinct values: those are formatted once each, and the column is
+    a dictionary array of them (Arrow's CSV writer decodes it as it writes)."""
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
     n = len(values)
     numbers = float_values(values)  # NaN where null
-    bits = np.ascontiguousarray(numbers).view(np.uint64)  # -0.0 and 0.0 apart, NaN payloads apart
-    distinct, inverse = np.unique(bits, return_inverse=True)
-    if len(distinct) * 4 > n and len(distinct) > 64:
-        texts = _float_texts_at_once(values)
-        return _empty_for_null(texts)
-    cells = [repr(v).encode("ascii") for v in distinct.view(np.float64).tolist()]
     valid = _valid(values)
-    return _looked_up(cells, inverse.reshape(-1), valid)
+    found = _distinct(numbers if valid is None else numbers[valid])
+    if found is None:
+        return _empty_for_null(_float_texts_at_once(values))
+    distinct, index = found
+    cells = [repr(v) for v in distinct.tolist()]
+    if valid is not None:
+        cells.append("")
+        full = np.full(n, len(cells) - 1, dtype=np.int32)
+        full[valid] = index
+        index = full
+    indices = pa.Array.from_buffers(pa.int32(), n, [None, pa.py_buffer(np.ascontiguousarray(index, np.int32))])
+    return pa.DictionaryArray.from_arrays(indices, string_array(cells))
+
+
+#: Powers of two a score is multiplied by to make it whole (exactly: no rounding).
+_SCALES = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
+#: The most distinct whole values counted in a table rather than sorted.
+_SPAN = 1 << 16
+
+
+def _distinct(numbers: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The distinct values of ``numbers`` (bit for bit: ``-0.0`` is not ``0.0``) and the
+    index of each value among them, or ``None`` when there are too many to look up.
+
+    Scores are mostly whole or halves: scaled by a power of two (exact) they are
+    counted in a table, without sorting; other values are sorted (``numpy.unique``)."""
+    if len(numbers) == 0:
+        return numbers, np.zeros(0, dtype=np.int32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        negative_zero = bool(np.any(np.signbit(numbers) & (numbers == 0)))
+        if not negative_zero and np.isfinite(numbers).all():
+            for scale in _SCALES:
+                scaled = numbers * scale
+                if np.array_equal(scaled, np.floor(scaled)):
+                    low, high = scaled.min(), scaled.max()
+                    if high - low >= _SPAN:
+                        break
+                    codes = (scaled - low).astype(np.int64)
+                    present = np.zeros(int(high - low) + 1, dtype=bool)
+                    present[codes] = True
+                    kept = np.flatnonzero(present)
+                    where = np.zeros(len(present), dtype=np.int32)
+                    where[kept] = np.arange(len(kept), dtype=np.int32)
+                    return (kept + low) / scale, where[codes]
+    bits = np.ascontiguousarray(numbers).view(np.uint64)
+    distinct, index = np.unique(bits, return_inverse=True)
+    if len(distinct) * 4 > len(numbers) and len(distinct) > 64:
+        return None
+    return distinct.view(np.float64), index.reshape(-1).astype(np.int32)
 
 
 def _valid(array: Any) -> np.ndarray | None:
@@ -58,25 +101,6 @@ def _valid(array: Any) -> np.ndarray | None:
         return None
     bits = np.unpackbits(np.frombuffer(array.buffers()[0], dtype=np.uint8), bitorder="little")
     return bits[array.offset : array.offset + len(array)].astype(bool)
-
-
-def _looked_up(cells: list[bytes], index: np.ndarray, valid: np.ndarray | None) -> Any:
-    """A ``string`` array whose row ``i`` is ``cells[index[i]]`` (``""`` where ``valid``
-    is false), built on its buffers."""
-    n = len(index)
-    width = max((len(c) for c in cells), default=0)
-    table = np.zeros((len(cells), max(width, 1)), dtype=np.uint8)
-    sizes = np.zeros(len(cells), dtype=np.int64)
-    for i, cell in enumerate(cells):
-        table[i, : len(cell)] = np.frombuffer(cell, dtype=np.uint8)
-        sizes[i] = len(cell)
-    lengths = sizes[index]
-    if valid is not None:
-        lengths[~valid] = 0
-    offsets = np.zeros(n + 1, dtype=np.int32)
-    np.cumsum(lengths, out=offsets[1:])
-    data = table[index][np.arange(table.shape[1]) < lengths[:, None]]
-    return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
 
 
 def _empty_for_null(texts: Any) -> Any:
@@ -169,6 +193,7 @@ def quoted(texts: Any, delimiter: str, alone: bool = False) -> Any:
     given = texts
     if isinstance(texts, pa.ChunkedArray):
         texts = texts.combine_chunks()
+    texts = _decoded(texts)
     need = _holding(texts, (delimiter + '"\n\r').encode())
     if alone:
         empty = np.diff(_offsets(texts)) == 0
@@ -205,6 +230,13 @@ def _holding(texts: Any, special: bytes) -> np.ndarray | None:
     return need
 
 
+def _decoded(texts: Any) -> Any:
+    """A dictionary array of strings as a plain string array (anything else as it is)."""
+    if pa.types.is_dictionary(texts.type):
+        return _pc().take(texts.dictionary, texts.indices)
+    return texts
+
+
 def _offsets(texts: Any) -> np.ndarray:
     """The value offsets of the string (or large_string) array ``texts``, one more than its length."""
     wide = pa.types.is_large_string(texts.type)
@@ -222,6 +254,7 @@ def joined_lines(columns: list[Any], delimiter: str, plain: bool = False) -> Any
         pa_csv.write_csv(pa.table(columns, names=names), sink, _PLAIN_CSV[delimiter])
         return sink.getvalue()
     pc = _pc()
+    columns = [_decoded(c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c) for c in columns]
     ended = pc.binary_join_element_wise(columns[-1], string_scalar(""), string_scalar("\n"))  # the last value ends its line
     lines = pc.binary_join_element_wise(*columns[:-1], ended, string_scalar(delimiter)) if len(columns) > 1 else ended
     if isinstance(lines, pa.ChunkedArray):
