@@ -209,7 +209,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         chunks = scored_chunks(rule, reader.chunks(), columns, jobs=args.jobs, engine=engine, totals=totals,
                                decimals=args.decimals)
         output = open_writer(args.output, args.output_format, bom=args.excel)
-        with _progress(args.progress, reader) as bar, output as writer:
+        # closing: whatever stops the run (an error in any stage, Ctrl-C) stops the reading thread too
+        with contextlib.closing(chunks), _progress(args.progress, reader) as bar, output as writer:
             with _gc_per_chunk() as collect:
                 for chunk in chunks:
                     check_no_clash(chunk.source, chunk.columns[: -len(rule.combo_ids) - 2], rule.combo_ids)

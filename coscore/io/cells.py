@@ -118,7 +118,7 @@ def _empty_for_null(texts: Any) -> Any:
         if not np.diff(offsets)[~_valid(texts)].any():  # the nulls hold no bytes: drop the bitmap
             return pa.Array.from_buffers(pa.string(), n, [None, *texts.buffers()[1:]], offset=texts.offset)
     pc = _pc()
-    return pc.fill_null(texts, pc.scalar("", texts.type))
+    return pc.fill_null(texts, pa.scalar("", texts.type))
 
 
 def _float_texts_at_once(values: Any) -> Any:
