@@ -129,14 +129,8 @@ def test_a_write_error_mid_file_stops_the_run(tmp_path, capsys, monkeypatch, fmt
         original(self, chunk)
 
     monkeypatch.setattr(writer, "write", failing)
-    rule, _ = _files(tmp_path, 100)
-    out = tmp_path / f"out.{fmt}"
-    status = cli.main(["score", rule, str(tmp_path / f"in.{fmt}"), "-o", str(out), "--chunk-size", "5",
-                       "--no-progress"])
-    err = capsys.readouterr().err
-    assert status == 2 and "No space left on device" in err and "Traceback" not in err
+    _fails_cleanly(tmp_path, capsys, fmt, 5, "No space left on device")
     assert len(calls) < 20  # the run stopped soon after the error, not at the end of the file
-    assert not out.exists() and not list(tmp_path.glob(f".out.{fmt}.*")) and not _threads()
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
@@ -154,13 +148,18 @@ def test_a_read_error_mid_file_stops_the_run(tmp_path, capsys, monkeypatch, fmt)
             yield chunk
 
     monkeypatch.setattr(reader, "chunks", failing)
+    _fails_cleanly(tmp_path, capsys, fmt, 10, "Input/output error")
+
+
+def _fails_cleanly(tmp_path: Path, capsys, fmt: str, chunk_size: int, message: str) -> None:
+    """Score 100 rows of ``fmt``: exit 2 with ``message`` on one line, no output, no thread left."""
     rule, _ = _files(tmp_path, 100)
     out = tmp_path / f"out.{fmt}"
-    status = cli.main(["score", rule, str(tmp_path / f"in.{fmt}"), "-o", str(out), "--chunk-size", "10",
-                       "--no-progress"])
+    status = cli.main(["score", rule, str(tmp_path / f"in.{fmt}"), "-o", str(out), "--chunk-size",
+                       str(chunk_size), "--no-progress"])
     err = capsys.readouterr().err
-    assert status == 2 and "Input/output error" in err and "Traceback" not in err
-    assert not out.exists() and not _threads()
+    assert status == 2 and message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not out.exists() and not list(tmp_path.glob(f".out.{fmt}.*")) and not _threads()
 
 
 def test_ctrl_c_while_scoring_stops_every_thread(tmp_path, capsys, monkeypatch):
