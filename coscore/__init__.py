@@ -7,11 +7,40 @@
 >>> rule.score(["我爱祖国"]).score
 4.0
 """
-from .diagnostics import Diagnostic, RuleError
-from .limits import BudgetExceeded, Limits
-from .results import AtomCall, Batch, Outcome
-from .rule import Rule, compile
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .diagnostics import Diagnostic, RuleError
+    from .limits import BudgetExceeded, Limits
+    from .results import AtomCall, Batch, Outcome
+    from .rule import Rule, compile
 
 __all__ = ["compile", "Rule", "Outcome", "Batch", "AtomCall", "RuleError", "Diagnostic", "Limits", "BudgetExceeded",
            "__version__"]
 __version__ = "0.1.0"
+
+# The public names are imported when first used: ``import coscore.io`` (or a command that
+# needs only part of the package) does not pay for the engine and numpy.
+_HOMES = {
+    "compile": "rule", "Rule": "rule",
+    "Outcome": "results", "Batch": "results", "AtomCall": "results",
+    "RuleError": "diagnostics", "Diagnostic": "diagnostics",
+    "Limits": "limits", "BudgetExceeded": "limits",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'coscore' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{home}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES})

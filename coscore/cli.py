@@ -16,12 +16,16 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .io import INPUT_FORMATS, OUTPUT_FORMATS, AnswerColumns, InputError, format_of, open_reader, open_writer
-from .io.scoring import Totals, check_no_clash, local_engine, scored_chunks
+# Only light modules here: numpy, pyarrow and the engine are imported by the command that
+# needs them, inside main(), where Ctrl-C during those imports is an "interrupted" line.
+from .io import INPUT_FORMATS, OUTPUT_FORMATS, InputError, format_of, open_reader, open_writer
 from .limits import add_arguments as add_limit_arguments
 from .limits import from_arguments as limits_from_arguments
+
+if TYPE_CHECKING:
+    from .io.scoring import Totals
 
 PROG = "coscore"
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -39,7 +43,8 @@ PLUGINS: dict[str, tuple[str, str, str]] = {
 }
 
 #: Scoring engines for ``score --engine`` that take answer chunks (``dask`` reads and writes Parquet itself).
-ENGINES: dict[str, Any] = {"local": local_engine}
+#: ``None`` is :func:`coscore.io.scoring.local_engine`, imported when a run uses it.
+ENGINES: dict[str, Any] = {"local": None}
 
 
 #: The built-in subcommands, in the order ``--help`` lists them: name -> (one-line help,
@@ -75,6 +80,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     try:
         return _run(list(sys.argv[1:] if argv is None else argv))
+    except KeyboardInterrupt:  # e.g. while the command's modules are imported
+        _error("interrupted")
+        return 130
     except SystemExit as exc:  # a subcommand that gave up with a message
         if isinstance(exc.code, str):
             print(exc.code.strip().splitlines()[0] if exc.code.strip() else PROG, file=sys.stderr)
@@ -194,10 +202,13 @@ def cmd_score(args: argparse.Namespace) -> int:
     """Score every answer of DATA with RULE. Output: every input column in order, then
     coscore_score, coscore_combo_<ID> per combo and coscore_error (empty unless that answer
     failed)."""
+    from .io.answers import AnswerColumns
+    from .io.scoring import Totals, check_no_clash, local_engine, scored_chunks
+
     rule, _ = load_rule(args.rule, limits_from_arguments(args))
     if args.engine == "dask":
         return _score_on_dask(rule, args)
-    engine = ENGINES[args.engine]
+    engine = ENGINES[args.engine] or local_engine
     totals = Totals()
     with open_reader(args.data, args.format, args.chunk_size) as reader:
         fmt = reader.format
@@ -209,7 +220,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         chunks = scored_chunks(rule, reader.chunks(), columns, jobs=args.jobs, engine=engine, totals=totals,
                                decimals=args.decimals)
         output = open_writer(args.output, args.output_format, bom=args.excel)
-        with _progress(args.progress, reader) as bar, output as writer:
+        # closing: whatever stops the run (an error in any stage, Ctrl-C) stops the reading thread too
+        with contextlib.closing(chunks), _progress(args.progress, reader) as bar, output as writer:
             with _gc_per_chunk() as collect:
                 for chunk in chunks:
                     check_no_clash(chunk.source, chunk.columns[: -len(rule.combo_ids) - 2], rule.combo_ids)
@@ -237,6 +249,8 @@ def _score_on_dask(rule: Any, args: argparse.Namespace) -> int:
         from .dask import ClusterError, score_files
     except ImportError as exc:
         raise UsageError(f"--engine dask needs: pip install 'coscore[dask]' ({exc})") from None
+    from .io.scoring import Totals
+
     totals = Totals()
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     try:
@@ -374,6 +388,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 def _data_blanks(args: argparse.Namespace) -> tuple[int, int]:
     """The fewest and the most blanks among DATA's first rows (its header for tables; a
     table that looks like the original CoScore layout, text[,score], is read so)."""
+    from .io.answers import AnswerColumns
+
     fmt = format_of(args.data, args.format, default="csv")
     if fmt in ("csv", "tsv") and not args.blanks:
         with open_reader(args.data, fmt, 1) as reader:

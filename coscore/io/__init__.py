@@ -18,7 +18,6 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
 from ._text import open_file
-from .answers import ID_COLUMN, AnswerColumns
 from .atomic import atomic_output
 from .background import WriteBehind
 from .errors import InputError
@@ -50,6 +49,16 @@ __all__ = [
 ]
 
 DEFAULT_CHUNK_SIZE = 65536
+
+
+def __getattr__(name: str) -> Any:
+    # AnswerColumns and ID_COLUMN (coscore.io.answers) need the engine and numpy: imported
+    # when first used, so that reading and writing alone, and the command's start, do not.
+    if name in ("AnswerColumns", "ID_COLUMN"):
+        from . import answers
+
+        return getattr(answers, name)
+    raise AttributeError(f"module 'coscore.io' has no attribute {name!r}")
 
 
 class Reader(Protocol):

@@ -115,6 +115,10 @@ class WriteBehind:
         self._writer.close()
 
     def abort(self) -> None:
-        """Stop the thread, dropping what is queued; the writer is left as it is."""
+        """Stop the thread, dropping what is queued; the writer is not closed (its
+        ``abort``, if it has one, is called: the output is being discarded)."""
         self._dropping = True
         self._finish()
+        abort = getattr(self._writer, "abort", None)
+        if abort is not None:
+            abort()

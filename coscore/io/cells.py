@@ -1,5 +1,9 @@
 """Columns as text cells, computed on whole Arrow arrays: numbers in the exact form
-Python's ``repr`` gives, and CSV/TSV quoting as the ``csv`` module's minimal quoting."""
+Python's ``repr`` gives, and CSV/TSV quoting as the ``csv`` module's minimal quoting.
+
+The usual columns (text, scores with few distinct values, nothing to quote) are made
+from their buffers with numpy; ``pyarrow.compute`` (some 0.05-0.1 s to import) is
+imported only for the rarer cases that need it."""
 from __future__ import annotations
 
 import json
@@ -8,13 +12,11 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
 from .arrays import bool_array, float_array, float_values, string_array, string_scalar
 from .table import MISSING
 
-_EMPTY = string_scalar("")
 #: Arrow's CSV writer writing text as it is (it refuses a value that would need quotes).
 _PLAIN_CSV = {
     d: pa_csv.WriteOptions(include_header=False, delimiter=d, quoting_style="none") for d in (",", "\t")
@@ -25,23 +27,105 @@ _PLAIN_CSV = {
 _PLAIN_LOW, _PLAIN_HIGH = 1e-4, 1e9
 
 
-def float_texts(values: Any) -> Any:
-    """A float64 Arrow array as strings, each ``repr(value)``; nulls stay null.
+def _pc() -> Any:
+    """``pyarrow.compute``, imported when first needed."""
+    import pyarrow.compute as pc
 
-    Scores take few distinct values: those are formatted once each and looked up."""
+    return pc
+
+
+def float_texts(values: Any) -> Any:
+    """A float64 Arrow array as strings, each ``repr(value)``; nulls as ``""``.
+
+    Scores take few distinct values: those are formatted once each, and the column is
+    a dictionary array of them (Arrow's CSV writer decodes it as it writes)."""
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
-    encoded = pc.dictionary_encode(values)
-    distinct = encoded.dictionary
-    if len(distinct) * 4 <= len(values) or len(distinct) <= 64:
-        texts = string_array([repr(v) for v in distinct.to_pylist()])
-        return texts.take(encoded.indices)
-    return _float_texts_at_once(values)
+    n = len(values)
+    numbers = float_values(values)  # NaN where null
+    valid = _valid(values)
+    found = _distinct(numbers if valid is None else numbers[valid])
+    if found is None:
+        return _empty_for_null(_float_texts_at_once(values))
+    distinct, index = found
+    cells = [repr(v) for v in distinct.tolist()]
+    if valid is not None:
+        cells.append("")
+        full = np.full(n, len(cells) - 1, dtype=np.int32)
+        full[valid] = index
+        index = full
+    indices = pa.Array.from_buffers(pa.int32(), n, [None, pa.py_buffer(np.ascontiguousarray(index, np.int32))])
+    return pa.DictionaryArray.from_arrays(indices, string_array(cells))
+
+
+#: Powers of two a score is multiplied by to make it whole (exactly: no rounding).
+_SCALES = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
+#: The most distinct whole values counted in a table rather than sorted.
+_SPAN = 1 << 16
+
+
+def _distinct(numbers: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The distinct values of ``numbers`` (bit for bit: ``-0.0`` is not ``0.0``) and the
+    index of each value among them, or ``None`` when there are too many to look up.
+
+    Scores are mostly whole or halves: scaled by a power of two (exact) they are
+    counted in a table, without sorting; other values are sorted (``numpy.unique``)."""
+    if len(numbers) == 0:
+        return numbers, np.zeros(0, dtype=np.int32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        negative_zero = bool(np.any(np.signbit(numbers) & (numbers == 0)))
+        if not negative_zero and np.isfinite(numbers).all():
+            for scale in _SCALES:
+                scaled = numbers * scale
+                if np.array_equal(scaled, np.floor(scaled)):
+                    low, high = scaled.min(), scaled.max()
+                    if high - low >= _SPAN:
+                        break
+                    codes = (scaled - low).astype(np.int64)
+                    present = np.zeros(int(high - low) + 1, dtype=bool)
+                    present[codes] = True
+                    kept = np.flatnonzero(present)
+                    where = np.zeros(len(present), dtype=np.int32)
+                    where[kept] = np.arange(len(kept), dtype=np.int32)
+                    return (kept + low) / scale, where[codes]
+    bits = np.ascontiguousarray(numbers).view(np.uint64)
+    distinct, index = np.unique(bits, return_inverse=True)
+    if len(distinct) * 4 > len(numbers) and len(distinct) > 64:
+        return None
+    return distinct.view(np.float64), index.reshape(-1).astype(np.int32)
+
+
+def _valid(array: Any) -> np.ndarray | None:
+    """A bool mask of the valid values of ``array``, or ``None`` when none is null."""
+    if array.null_count == 0:
+        return None
+    bits = np.unpackbits(np.frombuffer(array.buffers()[0], dtype=np.uint8), bitorder="little")
+    return bits[array.offset : array.offset + len(array)].astype(bool)
+
+
+def _empty_for_null(texts: Any) -> Any:
+    """A string array (or chunked array) with its nulls as ``""``."""
+    if not texts.null_count:
+        return texts
+    if isinstance(texts, pa.ChunkedArray):
+        texts = texts.combine_chunks()
+    n = len(texts)
+    if texts.null_count == n:
+        return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(np.zeros(n + 1, dtype=np.int32)),
+                                                     pa.py_buffer(b"")])
+    if pa.types.is_string(texts.type):
+        offsets = np.frombuffer(texts.buffers()[1], dtype=np.int32)[texts.offset : texts.offset + n + 1]
+        if not np.diff(offsets)[~_valid(texts)].any():  # the nulls hold no bytes: drop the bitmap
+            return pa.Array.from_buffers(pa.string(), n, [None, *texts.buffers()[1:]], offset=texts.offset)
+    pc = _pc()
+    return pc.fill_null(texts, pa.scalar("", texts.type))
 
 
 def _float_texts_at_once(values: Any) -> Any:
     """:func:`float_texts` for many distinct values: Arrow's conversion, with the forms
-    where it differs from ``repr`` put right."""
+    where it differs from ``repr`` put right (nulls stay null)."""
+    pc = _pc()
+    empty = string_scalar("")
     texts = pc.cast(values, pa.string())
     numbers = float_values(values)  # NaN where null: neither odd nor whole
     with np.errstate(invalid="ignore"):
@@ -49,7 +133,7 @@ def _float_texts_at_once(values: Any) -> Any:
         odd = ((size < _PLAIN_LOW) & (size != 0)) | (size >= _PLAIN_HIGH)
         whole = (numbers == np.floor(numbers)) & ~odd  # Arrow writes 1.0 as "1", repr as "1.0"
     if whole.any():
-        texts = pc.if_else(bool_array(whole), pc.binary_join_element_wise(texts, string_scalar(".0"), _EMPTY), texts)
+        texts = pc.if_else(bool_array(whole), pc.binary_join_element_wise(texts, string_scalar(".0"), empty), texts)
     if odd.any():
         texts = pc.replace_with_mask(texts, bool_array(odd), string_array([repr(v) for v in numbers[odd].tolist()]))
     return texts
@@ -62,24 +146,30 @@ def text_column(values: Any, declared: str | None = None) -> Any:
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
         kind = values.type
         if pa.types.is_dictionary(kind):
-            values, kind = values.cast(kind.value_type), kind.value_type
+            values, kind = _pc().cast(values, kind.value_type), kind.value_type
         if pa.types.is_string(kind) or pa.types.is_large_string(kind):
             texts = values
+        elif pa.types.is_float64(kind):
+            return float_texts(values)
         elif pa.types.is_floating(kind):
-            texts = float_texts(values.cast(pa.float64()))
-        elif pa.types.is_integer(kind) or pa.types.is_boolean(kind) or pa.types.is_null(kind):
-            texts = pc.cast(values, pa.string())
+            return float_texts(_pc().cast(values, pa.float64()))
+        elif pa.types.is_null(kind):
+            texts = pa.nulls(len(values), pa.string())
+        elif pa.types.is_integer(kind) or pa.types.is_boolean(kind):
+            texts = _pc().cast(values, pa.string())
         elif _json_list(kind):
             from .json_text import json_texts
 
-            texts = pc.if_else(values.is_null(), _EMPTY, json_texts(values)) if values.null_count else json_texts(values)
+            texts = json_texts(values)
+            if values.null_count:   # a null list is an empty cell
+                texts = _pc().if_else(values.is_null(), pa.scalar("", pa.string()), texts)
         else:
             return string_array([cell_text(v) for v in values.to_pylist()])
-        return pc.fill_null(texts, _EMPTY) if texts.null_count else texts
+        return _empty_for_null(texts)
     if declared in ("str", "string"):
-        return pc.fill_null(string_array(values), _EMPTY)
+        return _empty_for_null(string_array(values))
     if declared == "float64":
-        return pc.fill_null(float_texts(float_array([math.nan if v is None else v for v in values])), _EMPTY)
+        return float_texts(float_array([math.nan if v is None else v for v in values]))
     return string_array([cell_text(v) for v in values])
 
 
@@ -118,14 +208,16 @@ def quoted(texts: Any, delimiter: str, alone: bool = False) -> Any:
     given = texts
     if isinstance(texts, pa.ChunkedArray):
         texts = texts.combine_chunks()
+    texts = _decoded(texts)
     need = _holding(texts, (delimiter + '"\n\r').encode())
     if alone:
-        empty = pc.binary_length(texts).to_numpy(zero_copy_only=False) == 0
+        empty = np.diff(_offsets(texts)) == 0
         need = empty if need is None else need | empty
     if need is None or not need.any():
         return given
+    pc = _pc()
     quote = string_scalar('"')
-    enclosed = pc.binary_join_element_wise(quote, pc.replace_substring(texts, '"', '""'), quote, _EMPTY)
+    enclosed = pc.binary_join_element_wise(quote, pc.replace_substring(texts, '"', '""'), quote, string_scalar(""))
     return pc.if_else(bool_array(need), enclosed, texts)
 
 
@@ -134,9 +226,7 @@ def _holding(texts: Any, special: bytes) -> np.ndarray | None:
     ``special``, found on its UTF-8 data buffer at once; ``None`` when none does."""
     if len(texts) == 0:
         return None
-    wide = pa.types.is_large_string(texts.type)
-    offsets = np.frombuffer(texts.buffers()[1], dtype=np.int64 if wide else np.int32)
-    offsets = offsets[texts.offset : texts.offset + len(texts) + 1]
+    offsets = _offsets(texts)
     data = texts.buffers()[2]
     if data is None:
         return None
@@ -155,6 +245,20 @@ def _holding(texts: Any, special: bytes) -> np.ndarray | None:
     return need
 
 
+def _decoded(texts: Any) -> Any:
+    """A dictionary array of strings as a plain string array (anything else as it is)."""
+    if pa.types.is_dictionary(texts.type):
+        return _pc().take(texts.dictionary, texts.indices)
+    return texts
+
+
+def _offsets(texts: Any) -> np.ndarray:
+    """The value offsets of the string (or large_string) array ``texts``, one more than its length."""
+    wide = pa.types.is_large_string(texts.type)
+    offsets = np.frombuffer(texts.buffers()[1], dtype=np.int64 if wide else np.int32)
+    return offsets[texts.offset : texts.offset + len(texts) + 1]
+
+
 def joined_lines(columns: list[Any], delimiter: str, plain: bool = False) -> Any:
     """The rows of the text ``columns`` joined by ``delimiter``, each ended by ``\\n``,
     as the bytes of one buffer. ``plain`` says that no value holds the delimiter, a quote
@@ -164,7 +268,9 @@ def joined_lines(columns: list[Any], delimiter: str, plain: bool = False) -> Any
         names = [str(i) for i in range(len(columns))]
         pa_csv.write_csv(pa.table(columns, names=names), sink, _PLAIN_CSV[delimiter])
         return sink.getvalue()
-    ended = pc.binary_join_element_wise(columns[-1], _EMPTY, string_scalar("\n"))  # the last value ends its line
+    pc = _pc()
+    columns = [_decoded(c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c) for c in columns]
+    ended = pc.binary_join_element_wise(columns[-1], string_scalar(""), string_scalar("\n"))  # the last value ends its line
     lines = pc.binary_join_element_wise(*columns[:-1], ended, string_scalar(delimiter)) if len(columns) > 1 else ended
     if isinstance(lines, pa.ChunkedArray):
         lines = lines.combine_chunks()

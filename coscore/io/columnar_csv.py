@@ -74,10 +74,9 @@ class ColumnarDelimitedReader:
     def chunks(self) -> Iterator[Chunk]:
         """The data rows, ``chunk_size`` at a time (the last chunk may be shorter).
 
-        Each chunk is yielded once the next one is read, so that the last is checked
-        (for a quote left open) before it goes on."""
+        A chunk goes on as soon as a row after it is read (the reader need not hold one
+        back); the last one is checked first (for a quote left open)."""
         row = 0
-        held: Any = None
         block = BLOCK_SIZE
         while True:
             try:
@@ -85,24 +84,24 @@ class ColumnarDelimitedReader:
                 if reader.schema.names != self.columns:
                     self._diagnose("the Arrow parser read another header")
                 # read again after a row too long for the blocks: skip the rows already yielded
-                for table in _rebatched(reader, self._chunk_size, reader.schema, skip=row):
-                    if held is not None:
-                        yield self._chunk(held, row)
-                        row += held.num_rows
-                    held = table
+                for table, last in _rebatched(reader, self._chunk_size, reader.schema, skip=row):
+                    chunk = self._chunk(table, row)
+                    if last:
+                        if self._unclosed_quote(table.column(len(self.columns) - 1)[-1].as_py()):
+                            self._diagnose("a quoted value runs to the end of the file")
+                        chunk.position = self.total_bytes  # the whole file is read
+                    row += table.num_rows
+                    yield chunk
                 break
             except pa.ArrowException as exc:
                 if "straddl" not in str(exc) or block >= MAX_BLOCK_SIZE:
                     self._diagnose(str(exc))
                 block = min(MAX_BLOCK_SIZE, max(block * 4, (self.total_bytes or 0) + 1))
-                held = None
-        if held is None:
-            held = pa.table({name: pa.array([], pa.string()) for name in self.columns})
-        elif self._unclosed_quote(held.column(len(self.columns) - 1)[-1].as_py()):
-            self._diagnose("a quoted value runs to the end of the file")
-        last = self._chunk(held, row)
-        last.position = self.total_bytes  # the whole file is read
-        yield last
+        if not row:  # no data row: one empty chunk stands for the table
+            empty = pa.table({name: pa.array([], pa.string()) for name in self.columns})
+            last = self._chunk(empty, 0)
+            last.position = self.total_bytes
+            yield last
 
     def _chunk(self, table: Any, start: int) -> Chunk:
         data = {name: table.column(i) for i, name in enumerate(self.columns)}
@@ -187,9 +186,10 @@ def _span(column: Any) -> int:
     return total
 
 
-def _rebatched(batches: Any, size: int, schema: Any, skip: int = 0) -> Iterator[Any]:
+def _rebatched(batches: Any, size: int, schema: Any, skip: int = 0) -> Iterator[tuple[Any, bool]]:
     """The rows of ``batches`` after the first ``skip``, as tables of exactly ``size``
-    rows (the last may be shorter)."""
+    rows (the last may be shorter), each with whether it is the last. A table is
+    yielded once a row after it is read, or at the end."""
     pending: list[Any] = []
     count = 0
     for batch in batches:
@@ -200,10 +200,10 @@ def _rebatched(batches: Any, size: int, schema: Any, skip: int = 0) -> Iterator[
             batch, skip = batch.slice(skip), 0
         pending.append(batch)
         count += batch.num_rows
-        while count >= size:
+        while count > size:
             table = pa.Table.from_batches(pending, schema)
-            yield table.slice(0, size)
+            yield table.slice(0, size), False
             rest = table.slice(size)
             pending, count = rest.to_batches(), rest.num_rows
     if count:
-        yield pa.Table.from_batches(pending, schema)
+        yield pa.Table.from_batches(pending, schema), True

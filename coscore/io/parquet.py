@@ -154,6 +154,14 @@ class ParquetWriter:
             self._writer.write_table(self._pa.concat_tables(self._held), row_group_size=max(1, self._held_rows))
         self._held, self._held_rows, self._held_bytes = [], 0, 0
 
+    def abort(self) -> None:
+        """Give up the file (it is being discarded): nothing more is written, not even
+        by pyarrow's writer when it is collected (it would write to a closed file)."""
+        if self._writer is not None:
+            self._writer.is_open = False
+            self._writer = None
+        self._held = []
+
     def close(self) -> None:
         """Write what is held, then the Parquet footer."""
         if self._writer is not None:

@@ -8,6 +8,7 @@ fsspec filesystem, so pieces may live on any storage fsspec knows.
 """
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -94,8 +95,9 @@ def score_piece(
                                first_row=piece.first_row)
         writer = WriteBehind(ParquetWriter(out, out_path))
         try:
-            for chunk in scored_chunks(rule, reader.chunks(), columns, totals=totals):
-                writer.write(chunk)
+            with contextlib.closing(scored_chunks(rule, reader.chunks(), columns, totals=totals)) as chunks:
+                for chunk in chunks:
+                    writer.write(chunk)
         except BaseException:
             writer.abort()
             raise

@@ -3,6 +3,7 @@ columns (Arrow arrays, made from the engine's arrays at once), write. Memory sta
 bounded by the chunk size, whatever the file's length."""
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -77,7 +78,15 @@ def scored_chunks(
     names = result_columns(combo_ids)
     types = {name: "float64" for name in names}
     types[ERROR_COLUMN] = "string"
-    for chunk in read_ahead(chunks):  # the next chunk is read while this one is scored
+    with contextlib.closing(read_ahead(chunks)) as ahead:  # its thread stops whenever this stops
+        yield from _scored(rule, ahead, columns, jobs, engine, totals, decimals, combo_ids, names, types)
+
+
+def _scored(
+    rule: Any, chunks: Iterable[Chunk], columns: AnswerColumns, jobs: int, engine: Engine, totals: Totals | None,
+    decimals: int | None, combo_ids: list[str], names: list[str], types: dict[str, str],
+) -> Iterator[Chunk]:
+    for chunk in chunks:  # the next chunk is read (by read_ahead's thread) while this one is scored
         arrays = columns.arrays(chunk)  # Arrow text columns are scored as they are
         answers = arrays if arrays is not None else columns.answers(chunk)
         batch = engine(rule, answers, jobs)
