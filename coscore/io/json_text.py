@@ -39,7 +39,12 @@ def json_texts(values: Any) -> Any:
         return pc.fill_null(pa.nulls(len(values), pa.string()), _NULL)
     elif pa.types.is_float32(kind) or pa.types.is_float64(kind):
         numbers = float_values(values.cast(pa.float64()))
-        texts = float_texts(float_array(np.where(np.isfinite(numbers), numbers, np.nan)))
+        finite = float_array(np.where(np.isfinite(numbers), numbers, np.nan))
+        texts = float_texts(finite)  # its nulls (NaN, inf) are "" cells there: null here
+        if pa.types.is_dictionary(texts.type):
+            texts = texts.dictionary_decode()
+        if finite.null_count:
+            texts = pc.if_else(finite.is_null(), _NULL, texts)
     elif pa.types.is_list(kind) or pa.types.is_large_list(kind):
         items = json_texts(values.values)
         if items is None:
