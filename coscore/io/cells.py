@@ -157,12 +157,6 @@ def text_column(values: Any, declared: str | None = None) -> Any:
             texts = pa.nulls(len(values), pa.string())
         elif pa.types.is_integer(kind) or pa.types.is_boolean(kind):
             texts = _pc().cast(values, pa.string())
-        elif _json_list(kind):
-            from .json_text import json_texts
-
-            texts = json_texts(values)
-            if values.null_count:   # a null list is an empty cell
-                texts = _pc().if_else(values.is_null(), pa.scalar("", pa.string()), texts)
         else:
             return string_array([cell_text(v) for v in values.to_pylist()])
         return _empty_for_null(texts)
@@ -171,15 +165,6 @@ def text_column(values: Any, declared: str | None = None) -> Any:
     if declared == "float64":
         return float_texts(float_array([math.nan if v is None else v for v in values]))
     return string_array([cell_text(v) for v in values])
-
-
-def _json_list(kind: Any) -> bool:
-    """A list type whose values :func:`cell_text` writes as :mod:`.json_text` does (no floats:
-    ``json.dumps`` writes their NaN as ``NaN``)."""
-    if not (pa.types.is_list(kind) or pa.types.is_large_list(kind)):
-        return False
-    item = kind.value_type
-    return any(test(item) for test in (pa.types.is_string, pa.types.is_integer, pa.types.is_boolean, pa.types.is_null))
 
 
 def cell_text(value: Any) -> str:

@@ -134,7 +134,8 @@ class DelimitedWriter:
         texts = []
         plain = True  # no value quoted
         for name in self._columns:
-            text = text_column(chunk.data[name], chunk.types.get(name))
+            column = chunk.data[name]
+            text = listed if (listed := _list_cells(column)) is not None else text_column(column, chunk.types.get(name))
             if alone or not _is_float(chunk.data[name], chunk.types.get(name)):  # numbers need no quotes
                 given, text = text, quoted(text, self._delimiter, alone)
                 plain = plain and text is given
@@ -159,3 +160,13 @@ def _new_columns_error(target: str, header: list[str], chunk: Chunk) -> None:
         f"(at or after this {chunk.unit}); write JSON Lines output, or give that key in an early row",
         **({chunk.unit: first} if first is not None else {}),
     )
+
+
+def _list_cells(column: Any) -> Any:
+    """An Arrow list column's cells as JSON text (:func:`.json_text.list_cells`), else ``None``."""
+    if not isinstance(column, (pa.Array, pa.ChunkedArray)) or not (
+            pa.types.is_list(column.type) or pa.types.is_large_list(column.type)):
+        return None
+    from .json_text import list_cells  # pyarrow.compute: only for list columns
+
+    return list_cells(column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column)

@@ -56,6 +56,22 @@ def json_texts(values: Any) -> Any:
     return pc.fill_null(texts, _NULL) if texts.null_count else texts
 
 
+def list_cells(values: Any) -> Any:
+    """The CSV cells of an Arrow list column of text, integers, booleans or nulls: each list
+    as its JSON text (what ``cell_text`` writes for it), a null list as ``""``; ``None`` for
+    any other column (floats too: ``json.dumps`` writes their NaN as ``NaN``)."""
+    kind = values.type
+    if not (pa.types.is_list(kind) or pa.types.is_large_list(kind)):
+        return None
+    item = kind.value_type
+    if not any(test(item) for test in (pa.types.is_string, pa.types.is_integer, pa.types.is_boolean, pa.types.is_null)):
+        return None
+    texts = json_texts(values)
+    if values.null_count:
+        texts = pc.if_else(values.is_null(), _EMPTY, texts)
+    return texts
+
+
 def _string_texts(values: Any) -> Any:
     """Strings quoted, with ``json.dumps``'s escapes where a value needs any."""
     texts = pc.binary_join_element_wise(_QUOTE, values, _QUOTE, _EMPTY)
