@@ -114,8 +114,7 @@ def _empty_for_null(texts: Any) -> Any:
         return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(np.zeros(n + 1, dtype=np.int32)),
                                                      pa.py_buffer(b"")])
     if pa.types.is_string(texts.type):
-        offsets = np.frombuffer(texts.buffers()[1], dtype=np.int32)[texts.offset : texts.offset + n + 1]
-        if not np.diff(offsets)[~_valid(texts)].any():  # the nulls hold no bytes: drop the bitmap
+        if not np.diff(_offsets(texts))[~_valid(texts)].any():  # the nulls hold no bytes: drop the bitmap
             return pa.Array.from_buffers(pa.string(), n, [None, *texts.buffers()[1:]], offset=texts.offset)
     pc = _pc()
     return pc.fill_null(texts, pa.scalar("", texts.type))

@@ -136,7 +136,7 @@ class DelimitedWriter:
         for name in self._columns:
             column = chunk.data[name]
             text = listed if (listed := _list_cells(column)) is not None else text_column(column, chunk.types.get(name))
-            if alone or not _is_float(chunk.data[name], chunk.types.get(name)):  # numbers need no quotes
+            if alone or not _is_float(column, chunk.types.get(name)):  # numbers need no quotes
                 given, text = text, quoted(text, self._delimiter, alone)
                 plain = plain and text is given
             texts.append(text)

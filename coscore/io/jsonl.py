@@ -232,9 +232,8 @@ def _exact_type(kind: Any) -> bool:
     and ``1.0`` are both 1.0 there; not an object: its missing keys become nulls)."""
     import pyarrow as pa
 
-    if pa.types.is_list(kind):
+    if pa.types.is_list(kind):  # a list of such values (one level: a list of lists is not one)
         kind = kind.value_type
-        return pa.types.is_string(kind) or pa.types.is_int64(kind) or pa.types.is_boolean(kind) or pa.types.is_null(kind)
     return pa.types.is_string(kind) or pa.types.is_int64(kind) or pa.types.is_boolean(kind) or pa.types.is_null(kind)
 
 

@@ -9,7 +9,7 @@ as Arrow arrays: each chunk's lines are cut out of the file's bytes at once.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -102,10 +102,11 @@ class LegacyReader(TextFileReader):
         file is read again; standard input, which cannot be, is judged on ``block``)."""
         if self.source != "<stdin>":
             with open_file(self._path) as stream:
-                _check_lines(DecodedLines(stream, self.source), self.labelled)
-        for number, line in block.lines():  # invalid UTF-8 raises here
-            if self.labelled and "," not in _strip_eol(line):
-                raise InputError(self.source, "no ',' before the mark (the layout is 'text,score')", line=number)
+                lines = DecodedLines(stream, self.source)
+                rows = iter(lines)
+                next(rows, "")  # the header
+                _check_lines(self.source, ((lines.lineno, raw) for raw in rows), self.labelled)
+        _check_lines(self.source, block.lines(), self.labelled)  # invalid UTF-8 raises here
         raise AssertionError("a block of the CoScore layout found wrong holds no error")  # pragma: no cover
 
 
@@ -127,13 +128,11 @@ def _lines(block: LineBlock) -> Any:
     return pc.replace_substring_regex(lines, r"\r?\n?\z", "")
 
 
-def _check_lines(lines: DecodedLines, labelled: bool) -> None:
-    """Read the lines after the header one by one, raising the first error."""
-    rows = iter(lines)
-    next(rows, "")
-    for raw in rows:
+def _check_lines(source: str, numbered: Iterable[tuple[int, str]], labelled: bool) -> None:
+    """Read ``(line number, line)`` pairs one by one, raising the first error."""
+    for number, raw in numbered:
         if labelled and "," not in _strip_eol(raw):
-            raise InputError(lines.source, "no ',' before the mark (the layout is 'text,score')", line=lines.lineno)
+            raise InputError(source, "no ',' before the mark (the layout is 'text,score')", line=number)
 
 
 def _strip_eol(line: str) -> str:
