@@ -220,3 +220,22 @@ def test_many_distinct_floats_and_text_nulls():
                                                    pa.py_buffer(np.array([0, 1, 3], np.int32)),
                                                    pa.py_buffer(b"abc")])
     assert text_column(held).to_pylist() == ["a", ""]
+
+
+def test_a_parquet_file_is_read_without_keeping_the_row_groups_read(tmp_path):
+    """Memory stays bounded by a row group or two, not by the file: Arrow's allocations
+    while a file of 12 row groups is read stay under three groups' bytes (pyarrow's
+    pre-buffer cache would keep every column chunk read until the file is closed)."""
+    rows, groups = 20_000, 12
+    text = pa.array([f"{WORDS[i % len(WORDS)]}{i:08d}" * 4 for i in range(rows)])
+    writer = pq.ParquetWriter(tmp_path / "in.parquet", pa.schema([("b0", pa.string())]), compression="none")
+    for _ in range(groups):
+        writer.write_table(pa.table({"b0": text}), row_group_size=rows)
+    writer.close()
+    start, held = pa.total_allocated_bytes(), []
+    with open_reader(str(tmp_path / "in.parquet"), None, rows // 4) as reader:
+        for chunk in reader.chunks():
+            del chunk
+            held.append(pa.total_allocated_bytes() - start)
+    assert len(held) == 4 * groups
+    assert max(held) < 3 * text.nbytes, (held, text.nbytes)
