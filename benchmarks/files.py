@@ -242,18 +242,29 @@ def _print_dask(result: dict) -> None:
           f"{result['dask_s']:.2f} s; speed-up {result['speedup']:.2f} (target >= 1.5)")
 
 
+#: Issue 14's memory target for a streaming ``coscore score``, whatever the file's length.
+RSS_TARGET_MB = 400
+
+
+def _verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
 def _print(result: dict) -> None:
     name, rows = result["rule"], result["rows"]
     print(f"{name}, {rows:,} distinct rows")
     lists, arrow = result["score_many_lists_s"], result["score_many_arrow_s"]
     converted = result["score_many_converted_s"]
-    print(f"  score_many: lists {lists:.2f} s, Arrow table {arrow:.2f} s (Arrow/lists {arrow / lists:.2f}); "
+    print(f"  score_many: lists {lists:.2f} s, Arrow table {arrow:.2f} s (Arrow/lists {arrow / lists:.2f}, "
+          f"target <= 1: {_verdict(arrow <= lists)}); "
           f"the table made into lists first {converted:.2f} s (Arrow/that {arrow / converted:.2f})")
     for fmt, label in (("csv", "CSV->CSV"), ("parquet", "Parquet->Parquet")):
         r = result[fmt]
         print(f"  coscore score {label}: {r['coscore_score_s']:.2f} s (CPU {r['coscore_score_cpu_s']:.2f} s), peak RSS {r['peak_rss_mb']:.0f} MB; "
               f"budget 1.5 x (read {r['pyarrow_read_s']:.2f} + write {r['pyarrow_write_s']:.2f}) + "
-              f"score_many {lists:.2f} = {r['budget_s']:.2f} s; ratio {r['ratio_to_budget']:.2f}")
+              f"score_many {lists:.2f} = {r['budget_s']:.2f} s; ratio {r['ratio_to_budget']:.2f} "
+              f"(target <= 1: {_verdict(r['ratio_to_budget'] <= 1)}; RSS target < {RSS_TARGET_MB} MB: "
+              f"{_verdict(r['peak_rss_mb'] < RSS_TARGET_MB)})")
         stages = r["coscore_stages"]
         print(f"    (coscore's reader alone {stages['read_s']:.2f} s, its writer alone {stages['write_s']:.2f} s)")
 
