@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import coscore
@@ -218,6 +218,7 @@ def test_a_piece_of_another_schema_is_refused(tmp_path):
 
 @settings(max_examples=15, deadline=None)
 @given(st.lists(st.tuples(st.one_of(PLAIN, SPECIAL), st.one_of(PLAIN, SPECIAL)), min_size=1, max_size=20))
+@example(rows=[("", "\n")])  # the last value a line break: the file ends as an open quote would
 def test_csv_on_stdin_is_read_as_the_same_file(tmp_path_factory, rows):
     import pyarrow.csv as pa_csv
 

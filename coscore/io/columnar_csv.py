@@ -160,9 +160,11 @@ class ColumnarDelimitedReader:
         if not raw:
             return False
         with open(self._path, "rb") as f:
-            f.seek(max(0, (self.total_bytes or 0) - len(raw) - 1))
+            f.seek(max(0, (self.total_bytes or 0) - len(raw) - 3))
             tail = f.read()
-        return tail == b'"' + raw
+        if tail.endswith((b'"' + raw + b'"\n', b'"' + raw + b'"\r\n')):
+            return False  # closed, then the line ends (a value such as "\n" ends like an open one)
+        return tail.endswith(b'"' + raw)
 
     def close(self) -> None:
         """Close the file (and remove the copy of standard input)."""
