@@ -120,21 +120,23 @@ def score_columns(plan: _engine.Plan, columns: Sequence[Any], jobs: int = 1, chu
     columnar = plan.columnar
     key = columnar.key if columnar is not None else None
 
-    def score_range(start: int, stop: int) -> Batch:
+    def read_texts(start: int, stop: int) -> tuple:
+        return table.texts(key, start, stop)
+
+    def score_texts(start: int, stop: int, texts: tuple) -> Batch:
+        distinct, inverse, missing = texts
         flag = np.zeros(stop - start, dtype=bool)
-        if key is not None:   # the rule reads one text per answer: only that is picked
-            distinct, inverse, missing = table.texts(key, start, stop)
-            view = key
-            if missing is not None:
-                flag |= missing
-        else:
-            distinct, inverse = table.answers(start, stop)
-            view = 0 if table.n_columns == 1 else None
+        if missing is not None:
+            flag |= missing
+        return _engine.score_distinct(plan, distinct, inverse, key, flag, lambda i: table.answer(start + i))
 
-            def answer_at(i: int) -> Any:
-                return distinct[inverse[i]]
+    def score_answers(start: int, stop: int) -> Batch:
+        distinct, inverse = table.answers(start, stop)
+        view = 0 if table.n_columns == 1 else None
+        return _engine.score_distinct(plan, distinct, inverse, view, np.zeros(stop - start, dtype=bool),
+                                      lambda i: distinct[inverse[i]])
 
-            return _engine.score_distinct(plan, distinct, inverse, view, flag, answer_at)
-        return _engine.score_distinct(plan, distinct, inverse, view, flag, lambda i: table.answer(start + i))
-
-    return _engine.score_ranges(plan, table.n_rows, score_range, jobs, chunk_size)
+    if key is None:   # the rule reads whole answers: made as Python objects, with the GIL
+        return _engine.score_ranges(plan, table.n_rows, score_answers, jobs, chunk_size)
+    # the rule reads one text per answer: only that is picked, in C, without the GIL
+    return _engine.score_ranges(plan, table.n_rows, score_texts, jobs, chunk_size, read_texts)

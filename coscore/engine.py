@@ -730,12 +730,17 @@ def score_many(plan: Plan, answers: Iterable[AnswerLike], jobs: int = 1, chunk_s
                         jobs, chunk_size)
 
 
-def score_ranges(plan: Plan, n: int, score_range: Callable[[int, int], Batch], jobs: int = 1,
-                 chunk_size: int | None = None) -> Batch:
+def score_ranges(plan: Plan, n: int, score_range: Callable[..., Batch], jobs: int = 1,
+                 chunk_size: int | None = None, read_range: Callable[[int, int], object] | None = None) -> Batch:
     """One :class:`Batch` of ``n`` answers, ``score_range(start, stop)`` scoring each chunk
     of them straight into result arrays allocated once (``jobs > 1``: threads, equal
     chunks, a multiple of the workers). Used by :func:`score_many` for a list and by the
-    Arrow columns of :mod:`coscore.columns`."""
+    Arrow columns of :mod:`coscore.columns`.
+
+    ``read_range(start, stop)``, when given, is the first step of scoring a chunk, one
+    that runs without the GIL (reading its texts in C); its result is passed on as
+    ``score_range(start, stop, read)``. With one worker, it reads the next chunk in a
+    second thread while this one is scored, so reading and scoring overlap."""
     workers = _workers(jobs)
     if chunk_size is None:
         chunk_size = _even_chunks(n, workers)
@@ -747,9 +752,9 @@ def score_ranges(plan: Plan, n: int, score_range: Callable[[int, int], Batch], j
     errors: list[str | None] = [None] * n
     completed: dict[int, int] = {}
 
-    def fill(start: int) -> None:
+    def fill(start: int, read: Callable[[int, int], object] | None = read_range) -> None:
         stop = min(n, start + chunk_size)
-        batch = score_range(start, stop)
+        batch = score_range(start, stop) if read is None else score_range(start, stop, read(start, stop))
         scores[start:stop] = batch.scores
         for cid, values in batch.combos.items():
             combos[cid][start:stop] = values
@@ -758,11 +763,20 @@ def score_ranges(plan: Plan, n: int, score_range: Callable[[int, int], Batch], j
         completed.update((start + i, done) for i, done in batch.completed.items())
 
     starts = range(0, n, chunk_size)
-    if workers <= 1 or len(starts) <= 1:
-        for start in starts:
-            fill(start)
-    else:
+    if workers > 1 and len(starts) > 1:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             for _ in pool.map(fill, starts):
                 pass
+    elif read_range is None or len(starts) <= 1:
+        for start in starts:
+            fill(start)
+    else:   # one worker: each chunk's texts are read while the one before is scored
+        with ThreadPoolExecutor(max_workers=1) as reader:
+            ahead = reader.submit(read_range, 0, min(n, chunk_size))
+            for start in starts:
+                read, ahead = ahead, None
+                following = start + chunk_size
+                if following < n:
+                    ahead = reader.submit(read_range, following, min(n, following + chunk_size))
+                fill(start, lambda _start, _stop, read=read: read.result())
     return Batch(scores, errors, combos, completed)

@@ -68,7 +68,9 @@ class Rule:
         per blank in order (a null cell is ``""``; see :mod:`coscore.columns`). Identical
         answers are scored once, each atom runs once per distinct string, and combos are
         evaluated over whole columns. ``jobs`` threads score chunks in parallel
-        (``-1``: every core). The result equals scoring each answer with :meth:`score`.
+        (``-1``: every core); for blank columns with ``jobs=1``, a second thread reads
+        the next chunk's texts (in C, without the GIL) while one is scored. The result
+        equals scoring each answer with :meth:`score`.
         """
         columns = _columns.as_blank_columns(answers)
         if columns is not None:

@@ -227,6 +227,22 @@ def test_arrow_columns_keep_the_answer_budgets_as_lists(data, name, budget):
     _same(rule.score_many(columns, chunk_size=5), rule.score_many(_lists(values), chunk_size=5))
 
 
+@pytest.mark.parametrize("bad_row", [0, 4, 10, 15])
+def test_a_chunk_read_ahead_raises_its_error_when_its_turn_comes(bad_row):
+    """With one worker the next chunk's texts are read while this one is scored: invalid
+    UTF-8 in any chunk raises the error one read of the whole column raises."""
+    cells = [f"答案{i % 4}".encode() for i in range(16)]
+    cells[bad_row] = b"ok\xff"
+    column = _utf8_array(cells, pa.string())
+    rule = COMPILED["kernels"]
+    with pytest.raises(UnicodeDecodeError) as whole:
+        rule.score_many([column])
+    for chunk_size in (1, 3, 5):
+        with pytest.raises(UnicodeDecodeError) as chunked:
+            rule.score_many([column], chunk_size=chunk_size)
+        assert str(chunked.value) == str(whole.value)
+
+
 def _utf8_array(cells: list[bytes], kind: pa.DataType) -> pa.Array:
     """A string array of the bytes as they are (Arrow checks no UTF-8 here)."""
     offsets = np.cumsum([0, *map(len, cells)], dtype=np.int64 if kind == pa.large_string() else np.int32)
@@ -315,6 +331,30 @@ def _spoilt(data: bytes, how: str, at: int, byte: int) -> bytes:
 def test_long_runs_of_every_width_are_read_as_python_reads_them(implementation, cells, start):
     """Texts longer than a SIMD block, each cut anywhere (a sliced array too): Python's
     ``str`` of them, or the ``UnicodeDecodeError`` Python raises."""
+    _read_as_python(implementation, _utf8_array([b"x"] * start + cells, pa.string()).slice(start), cells)
+
+
+#: texts of the Basic Multilingual Plane only (1-, 2- and 3-byte forms, read 16 bytes at a
+#: time by the block decoder when the CPU has AVX2), of every length around a block's, then
+#: maybe spoilt at one place: a byte changed, cut out or put in, an overlong 2- or 3-byte
+#: form, a surrogate, a lead without its continuation bytes
+BMP = st.tuples(
+    st.text(st.sampled_from(["a", " ", "\x00", "\x7f", "é", "\u0100", "\u07ff", "\u0800", "中", "，", "\ud7ff",
+                             "\ue000", "\uffff"]), max_size=60).map(str.encode),
+    st.sampled_from(["keep", "keep", "change", "cut", "insert", "overlong", "overlong2", "surrogate", "lead"]),
+    st.integers(0, 200), st.integers(0, 255),
+).map(lambda c: _spoilt(*c) if c[1] not in ("overlong2", "lead") else
+      _spoilt(c[0], "keep", 0, 0)[: c[2] % (len(c[0]) + 1)] + (b"\xc1\xbf" if c[1] == "overlong2" else b"\xe4")
+      + c[0][c[2] % (len(c[0]) + 1):])
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(cells=st.lists(BMP, min_size=1, max_size=5), start=st.integers(0, 2))
+def test_texts_of_the_basic_plane_are_read_as_python_reads_them(implementation, cells, start):
+    """Texts without 4-byte forms, of any length (a sliced array too): Python's ``str`` of
+    them, or the ``UnicodeDecodeError`` Python raises."""
     _read_as_python(implementation, _utf8_array([b"x"] * start + cells, pa.string()).slice(start), cells)
 
 

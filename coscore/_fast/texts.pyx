@@ -19,7 +19,7 @@ instead: there is no twin of this type.)
 """
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport int64_t, uint8_t, uint16_t
 from libc.stdlib cimport free, malloc
 
 import numpy as np
@@ -29,8 +29,16 @@ cdef extern from "Python.h":
     object PyUnicode_DecodeUTF8(const char *s, Py_ssize_t size, const char *errors)
 
 cdef extern from "src/utf8.h" nogil:
+    enum:
+        CS_UTF8_ASCII
+        CS_UTF8_BMP
     int64_t cs_utf8_measure(const uint8_t *p, int64_t n, int *kind, int *ascii)
     int cs_utf8_decode(const uint8_t *p, int64_t n, int64_t count, int kind, void *out)
+    void cs_utf8_init()
+    int cs_utf8_scan(const uint8_t *p, int64_t n)
+    int cs_utf8_decode_bmp(const uint8_t *p, int64_t n, uint16_t *out, int64_t *count)
+
+cs_utf8_init()
 
 
 cdef inline int64_t _padded(int64_t nbytes) noexcept nogil:
@@ -118,36 +126,56 @@ cdef class Texts:
 cdef int64_t _measure(const uint8_t **ptrs, const int64_t *lens, const int64_t *rows, Py_ssize_t n,
                       cs_text *items) noexcept nogil:
     """Fill each item's kind and length, and an ASCII text's data: where it lies (its
-    bytes are its code points); return the arena bytes the others need."""
+    bytes are its code points); return the arena bytes the others need. A text that
+    can only be kind 2 (``CS_UTF8_BMP``) is not measured: its kind is left 0 and its
+    room is its bytes' count of code points, plus 16 the block decoder may write."""
     cdef Py_ssize_t d
     cdef int64_t row, count, arena = 0
-    cdef int kind, ascii
+    cdef int kind, ascii, need
     for d in range(n):
         row = rows[d] if rows != NULL else d
+        items[d].data = NULL
+        need = cs_utf8_scan(ptrs[row], lens[row])
+        if need == CS_UTF8_ASCII:   # read in place
+            items[d].kind = 1
+            items[d].n = lens[row]
+            items[d].data = ptrs[row]
+            continue
+        if need == CS_UTF8_BMP:
+            items[d].kind = 0
+            items[d].n = lens[row]
+            arena += _padded(2 * lens[row])
+            continue
         count = cs_utf8_measure(ptrs[row], lens[row], &kind, &ascii)
         items[d].n = count
-        if ascii:   # read in place
+        if ascii:
             items[d].kind = 1
             items[d].data = ptrs[row]
         else:
             items[d].kind = kind
-            items[d].data = NULL
             arena += _padded(count * kind)
-    return arena
+    return arena + 32
 
 
 cdef Py_ssize_t _decode(const uint8_t **ptrs, const int64_t *lens, const int64_t *rows, Py_ssize_t n,
                         cs_text *items, unsigned char *arena, Py_ssize_t *total) noexcept nogil:
     """Decode the texts :func:`_measure` left without data into ``arena``, in order, and
     add up the lengths into ``total``. Returns the first text that is not valid UTF-8
-    (the rest are left as they are), or -1."""
+    (the rest are left as they are), or -1. (A text decoded by blocks may write up to 16
+    code points past its own: into the texts after it, decoded later, or the arena's
+    last 32 bytes.)"""
     cdef Py_ssize_t d
-    cdef int64_t row
+    cdef int64_t row, count
     total[0] = 0
     for d in range(n):
         if items[d].data == NULL:
             row = rows[d] if rows != NULL else d
-            if cs_utf8_decode(ptrs[row], lens[row], items[d].n, items[d].kind, arena) != 0:
+            if items[d].kind == 0:
+                if cs_utf8_decode_bmp(ptrs[row], lens[row], <uint16_t *>arena, &count) != 0:
+                    return d
+                items[d].kind = 2
+                items[d].n = count
+            elif cs_utf8_decode(ptrs[row], lens[row], items[d].n, items[d].kind, arena) != 0:
                 return d
             items[d].data = arena
             arena += _padded(items[d].n * items[d].kind)

@@ -118,92 +118,192 @@ int64_t cs_utf8_measure(const uint8_t *p, int64_t n, int *kind, int *ascii)
 
 #if defined(CS_UTF8_SSE2) && defined(CS_CAN_AVX2)
 #  include <immintrin.h>
-#  define CS_UTF8_RUN3 1
-/* A run of 3-byte sequences (U+0800..U+FFFF: CJK, most of the BMP) decoded
- * five at a time: 16 bytes are read, the first 15 checked as five complete
- * sequences (lead E0..EF, two continuation bytes each), gathered into 16-bit
- * lanes with one byte shuffle each for the lead + first continuation bytes and
- * the last ones, and the code points put together with shifts. A step that
- * does not check out (another byte class, an overlong form or a surrogate)
- * ends the run: the caller's scalar loop then reads those bytes (and reports
- * what is invalid). p[-back:n] may be read; writes at most `room` code points.
- * Returns the code points decoded (3 bytes each). The byte shuffle is SSSE3, taken with AVX2 (cs_cpu_has_avx2). */
-static const uint8_t cs_move_down[32] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-                                         0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
-                                         0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
+#  define CS_UTF8_BLOCKS 1
+/* Sixteen bytes at a time, with AVX2 CPUs (cs_utf8_blocks; the code is
+ * SSE4.1, in 128-bit halves, which the oldest AVX2 CPUs run at full width): every byte of a block
+ * is read as if it began a sequence of 1, 2 or 3 bytes (U+0000..U+FFFF) and
+ * its code point made in a 16-bit lane from it and the next two bytes; the
+ * block checks out when the continuation bytes are exactly those the leads
+ * call for, no lead is a byte that begins anything else, and no code point is
+ * an overlong form or a surrogate. The lanes of the leads are then squeezed
+ * to the front, eight at a time, by a byte shuffle from cs_squeeze. */
+static uint8_t cs_squeeze[256][16];   /* mask of 8 lanes -> the shuffle that packs them */
+static uint8_t cs_lanes[256];         /* lanes in the mask */
+static int cs_blocks_ready;           /* the tables are made and the CPU runs AVX2 */
 
-CS_TARGET_AVX2
-static int64_t cs_utf8_run3(const uint8_t *p, int64_t n, int64_t back, uint16_t *o, int64_t room)
+void cs_utf8_init(void)
 {
-    const __m128i pick_lead = _mm_setr_epi8(1, 0, 4, 3, 7, 6, 10, 9, 13, 12, -1, -1, -1, -1, -1, -1);
-    const __m128i pick_last = _mm_setr_epi8(2, -1, 5, -1, 8, -1, 11, -1, 14, -1, -1, -1, -1, -1, -1, -1);
-    const __m128i classes = _mm_setr_epi8((char)0xF0, (char)0xC0, (char)0xC0, (char)0xF0, (char)0xC0, (char)0xC0,
-                                          (char)0xF0, (char)0xC0, (char)0xC0, (char)0xF0, (char)0xC0, (char)0xC0,
-                                          (char)0xF0, (char)0xC0, (char)0xC0, 0);
-    const __m128i expect = _mm_setr_epi8((char)0xE0, (char)0x80, (char)0x80, (char)0xE0, (char)0x80, (char)0x80,
-                                         (char)0xE0, (char)0x80, (char)0x80, (char)0xE0, (char)0x80, (char)0x80,
-                                         (char)0xE0, (char)0x80, (char)0x80, 0);
-    const __m128i lead4 = _mm_set1_epi16(0x0F00), low6 = _mm_set1_epi16(0x3F), top5 = _mm_set1_epi16((short)0xF800),
-                  surrogate = _mm_set1_epi16((short)0xD800), zero = _mm_setzero_si128();
-    int64_t i = 0, k = 0;
-    while (i < n && k < room) {
-        __m128i x, a, b, cp, t;
-        unsigned off, bad;
-        int c;
-        if (i + 16 <= n)
-            x = _mm_loadu_si128((const __m128i *)(p + i));
-        else if (n + back >= 16)   /* the text's last 16 bytes moved down, zero-padded */
-            x = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + n - 16)),
-                                 _mm_loadu_si128((const __m128i *)(cs_move_down + (16 - (n - i)))));
-        else   /* zero-padded: a zero byte ends the run */
-            x = cs_load_short(p + i, n - i);
-        /* the bytes out of place; c: the complete sequences before the first */
-        off = ~(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(x, classes), expect)) & 0x7FFFu;
-        c = off ? (int)cs_ctz32(off) / 3 : 5;
-        if (c == 0)
-            break;
-        a = _mm_shuffle_epi8(x, pick_lead);   /* lead << 8 | first continuation */
-        b = _mm_shuffle_epi8(x, pick_last);
-        cp = _mm_or_si128(_mm_or_si128(_mm_slli_epi16(_mm_and_si128(a, lead4), 4),
-                                       _mm_slli_epi16(_mm_and_si128(a, low6), 6)),
-                          _mm_and_si128(b, low6));
-        t = _mm_and_si128(cp, top5);   /* below U+0800 (overlong), or U+D800..U+DFFF */
-        bad = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi16(t, zero), _mm_cmpeq_epi16(t, surrogate)))
-              & ((1u << (2 * c)) - 1);
-        if (bad)
-            c = (int)cs_ctz32(bad) / 2;
-        if (c > room - k)
-            c = (int)(room - k);
-        if (room - k >= 8) {
-            _mm_storeu_si128((__m128i *)(o + k), cp);
-        } else {   /* the last code points of o: through a copy */
-            uint16_t lanes[8];
-            _mm_storeu_si128((__m128i *)lanes, cp);
-            memcpy(o + k, lanes, (size_t)c * sizeof(uint16_t));
-        }
-        i += 3 * c;
-        k += c;
-        if (c < 5)
-            break;
+    int m, lane, at;
+    if (cs_blocks_ready)
+        return;
+    for (m = 0; m < 256; m++) {
+        memset(cs_squeeze[m], 0x80, 16);
+        for (lane = 0, at = 0; lane < 8; lane++)
+            if ((m >> lane) & 1) {
+                cs_squeeze[m][at++] = (uint8_t)(2 * lane);
+                cs_squeeze[m][at++] = (uint8_t)(2 * lane + 1);
+            }
+        cs_lanes[m] = (uint8_t)(at / 2);
     }
-    return k;
+    cs_blocks_ready = cs_cpu_has_avx2();
+}
+
+/* The code points of eight 16-bit lanes, each read as the start of a sequence
+ * (X0: its byte, X1, X2: the next two); *bad gets the lanes of a 2-byte lead
+ * below U+0080 or a 3-byte lead below U+0800 or on a surrogate */
+CS_TARGET_AVX2
+static inline __m128i cs_utf8_lanes(__m128i X0, __m128i X1, __m128i X2, __m128i *bad)
+{
+    const __m128i low6 = _mm_set1_epi16(0x3F), low5 = _mm_set1_epi16(0x1F), low4 = _mm_set1_epi16(0x0F),
+                  w_c0 = _mm_set1_epi16(0xC0), w_e0 = _mm_set1_epi16(0xE0), w_f0 = _mm_set1_epi16(0xF0),
+                  top5 = _mm_set1_epi16((short)0xF800), surrogate = _mm_set1_epi16((short)0xD800),
+                  top9 = _mm_set1_epi16((short)0xFF80), zero = _mm_setzero_si128();
+    __m128i is2 = _mm_cmpeq_epi16(_mm_and_si128(X0, w_e0), w_c0), is3 = _mm_cmpeq_epi16(_mm_and_si128(X0, w_f0), w_e0);
+    __m128i mid = _mm_and_si128(X1, low6), cp, t;
+    cp = _mm_blendv_epi8(X0, _mm_or_si128(_mm_slli_epi16(_mm_and_si128(X0, low5), 6), mid), is2);
+    cp = _mm_blendv_epi8(cp, _mm_or_si128(_mm_or_si128(_mm_slli_epi16(_mm_and_si128(X0, low4), 12), _mm_slli_epi16(mid, 6)),
+                                          _mm_and_si128(X2, low6)), is3);
+    t = _mm_and_si128(cp, top5);
+    *bad = _mm_or_si128(_mm_and_si128(is3, _mm_or_si128(_mm_cmpeq_epi16(t, zero), _mm_cmpeq_epi16(t, surrogate))),
+                        _mm_and_si128(is2, _mm_cmpeq_epi16(_mm_and_si128(cp, top9), zero)));
+    return cp;
+}
+
+/* One block: the bytes of x at the positions in `valid` (x1, x2: x moved down
+ * by one and two bytes); `ext`: which of the two bytes after x are
+ * continuation bytes (a full block, `full`: a sequence may end there). Writes
+ * the code points at o + *k (16 lanes may be written) and returns the bytes
+ * read, or 0 when the block does not check out. */
+CS_TARGET_AVX2
+static inline int cs_utf8_block(__m128i x, __m128i x1, __m128i x2, unsigned ext, unsigned valid, int full,
+                                uint16_t *o, int64_t *k)
+{
+    const __m128i c0 = _mm_set1_epi8((char)0xC0), e0 = _mm_set1_epi8((char)0xE0), f0 = _mm_set1_epi8((char)0xF0);
+    /* 80..BF are the signed bytes below (signed char)0xC0 */
+    unsigned cont = (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(x, c0));
+    unsigned ascii = ~(unsigned)_mm_movemask_epi8(x) & 0xFFFFu;
+    unsigned lead2 = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(x, e0), c0));
+    unsigned lead3 = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(x, f0), e0));
+    unsigned wanted = (((lead2 | lead3) & valid) << 1) | ((lead3 & valid) << 2);
+    unsigned upto, leads, lo, hi;
+    int read;
+    __m128i cp0, cp1, bad0, bad1;
+    if (full) {
+        read = 16 + (int)((wanted >> 16) & 1) + (int)((wanted >> 17) & 1);
+        upto = (1u << read) - 1;
+    } else {
+        if (wanted >> 16)   /* a sequence cut by the text's end */
+            return 0;
+        read = (int)cs_lanes[valid & 0xFF] + (int)cs_lanes[valid >> 8];
+        upto = valid;
+    }
+    if (((ascii | lead2 | lead3 | cont) & valid) != valid || (((cont | (ext << 16)) ^ wanted) & upto))
+        return 0;
+    leads = ~cont & valid;
+    if (leads == 0xFFFFu && ascii == 0xFFFFu) {   /* sixteen ASCII bytes */
+        _mm_storeu_si128((__m128i *)(o + *k), _mm_cvtepu8_epi16(x));
+        _mm_storeu_si128((__m128i *)(o + *k + 8), _mm_cvtepu8_epi16(_mm_unpackhi_epi64(x, x)));
+        *k += 16;
+        return 16;
+    }
+    cp0 = cs_utf8_lanes(_mm_cvtepu8_epi16(x), _mm_cvtepu8_epi16(x1), _mm_cvtepu8_epi16(x2), &bad0);
+    cp1 = cs_utf8_lanes(_mm_cvtepu8_epi16(_mm_unpackhi_epi64(x, x)), _mm_cvtepu8_epi16(_mm_unpackhi_epi64(x1, x1)),
+                        _mm_cvtepu8_epi16(_mm_unpackhi_epi64(x2, x2)), &bad1);
+    if ((unsigned)_mm_movemask_epi8(_mm_packs_epi16(bad0, bad1)) & leads)
+        return 0;
+    lo = leads & 0xFF;
+    hi = leads >> 8;
+    _mm_storeu_si128((__m128i *)(o + *k), _mm_shuffle_epi8(cp0, _mm_loadu_si128((const __m128i *)cs_squeeze[lo])));
+    *k += cs_lanes[lo];
+    _mm_storeu_si128((__m128i *)(o + *k), _mm_shuffle_epi8(cp1, _mm_loadu_si128((const __m128i *)cs_squeeze[hi])));
+    *k += cs_lanes[hi];
+    return read;
+}
+
+/* Decode p[0:n] block by block into o while o has room for 16 more code
+ * points (`room` in all); stop at the first block that does not check out.
+ * Returns the bytes read (whole sequences) and sets *k to the code points. */
+CS_TARGET_AVX2
+static int64_t cs_utf8_blocks(const uint8_t *p, int64_t n, uint16_t *o, int64_t room, int64_t *k)
+{
+    int64_t i = 0;
+    int read;
+    *k = 0;
+    while (n - i >= 18 && room - *k >= 16) {
+        const uint8_t *q = p + i;
+        unsigned ext = (unsigned)((signed char)q[16] < (signed char)0xC0)
+                       | ((unsigned)((signed char)q[17] < (signed char)0xC0) << 1);
+        read = cs_utf8_block(_mm_loadu_si128((const __m128i *)q), _mm_loadu_si128((const __m128i *)(q + 1)),
+                             _mm_loadu_si128((const __m128i *)(q + 2)), ext, 0xFFFFu, 1, o, k);
+        if (!read)
+            return i;
+        i += read;
+    }
+    if (i < n && n >= 16 && n - i <= 16 && room - *k >= 16) {   /* the last bytes, in the text's last 16 */
+        __m128i x = _mm_loadu_si128((const __m128i *)(p + n - 16));
+        const __m128i down1 = _mm_setr_epi8(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, -1),
+                      down2 = _mm_setr_epi8(2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, -1, -1);
+        read = cs_utf8_block(x, _mm_shuffle_epi8(x, down1), _mm_shuffle_epi8(x, down2), 0,
+                             (0xFFFFu << (16 - (n - i))) & 0xFFFFu, 0, o, k);
+        i += read;
+    }
+    return i;
 }
 #else
-static int64_t cs_utf8_run3(const uint8_t *p, int64_t n, int64_t back, uint16_t *o, int64_t room)
-{
-    (void)p; (void)n; (void)back; (void)o; (void)room;
-    return 0;   /* never called: the scalar loop reads every sequence */
-}
+void cs_utf8_init(void) {}
 #endif
+
+int cs_utf8_scan(const uint8_t *p, int64_t n)
+{
+#ifdef CS_UTF8_BLOCKS
+    if (cs_blocks_ready) {
+        __m128i top = _mm_setzero_si128();
+        int64_t i;
+        if (n >= 16) {
+            for (i = 0; i + 16 <= n; i += 16)
+                top = _mm_max_epu8(top, _mm_loadu_si128((const __m128i *)(p + i)));
+            top = _mm_max_epu8(top, _mm_loadu_si128((const __m128i *)(p + n - 16)));
+        } else if (n >= 8) {
+            uint64_t a, b;
+            memcpy(&a, p, 8);
+            memcpy(&b, p + n - 8, 8);
+            top = _mm_set_epi64x((long long)a, (long long)b);
+        } else if (n >= 4) {
+            uint32_t a, b;
+            memcpy(&a, p, 4);
+            memcpy(&b, p + n - 4, 4);
+            top = _mm_set_epi32(0, 0, (int)a, (int)b);
+        } else {
+            for (i = 0; i < n; i++)
+                top = _mm_max_epu8(top, _mm_set1_epi8((char)p[i]));
+        }
+        if (!_mm_movemask_epi8(top))
+            return CS_UTF8_ASCII;
+        /* a byte C4..EF and none F0..FF: valid, it is kind 2 */
+        if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(top, _mm_set1_epi8((char)0xF0)), top)))
+            return CS_UTF8_OTHER;
+        if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(top, _mm_set1_epi8((char)0xC4)), top)))
+            return CS_UTF8_BMP;
+        return CS_UTF8_OTHER;
+    }
+#endif
+    {
+        int64_t i;
+        for (i = 0; i < n; i++)
+            if (p[i] >= 0x80)
+                return CS_UTF8_OTHER;
+        return CS_UTF8_ASCII;
+    }
+}
 
 /* Decode into T out[] (T: uint8_t, uint16_t or uint32_t); every check of a
  * code point is or'ed into `bad`, tested once at the end. A step writes one
  * code point and moves past at least one byte that is not a continuation
  * byte, so out never gets more than cs_utf8_measure counted. */
-#define CS_DECODE(T)                                                              \
+#define CS_DECODE(T, START, FIRST)                                                \
     do {                                                                          \
-        T *o = (T *)out;                                                          \
-        int64_t i = 0;                                                            \
+        T *o = (T *)out + (FIRST);                                                \
+        int64_t i = (START);                                                      \
         unsigned bad = 0;                                                         \
         while (i < n) {                                                           \
             uint32_t b = p[i], b1, b2, b3, cp;                                    \
@@ -211,14 +311,6 @@ static int64_t cs_utf8_run3(const uint8_t *p, int64_t n, int64_t back, uint16_t 
                 *o++ = (T)b;                                                      \
                 i++;                                                              \
             } else if (b >= 0xE0 && b < 0xF0) {                                   \
-                if (sizeof(T) == 2 && run3) {   /* a run of them, if it is valid */ \
-                    int64_t k3 = cs_utf8_run3(p + i, n - i, i, (uint16_t *)o, end - (uint16_t *)o); \
-                    if (k3) {                                                     \
-                        i += 3 * k3;                                              \
-                        o += k3;                                                  \
-                        continue;                                                 \
-                    }                                                             \
-                }                                                                 \
                 if (CS_UNLIKELY(i + 3 > n))                                       \
                     return -1;                                                    \
                 b1 = p[i + 1];                                                    \
@@ -251,21 +343,36 @@ static int64_t cs_utf8_run3(const uint8_t *p, int64_t n, int64_t back, uint16_t 
                 return -1;                                                        \
             }                                                                     \
         }                                                                         \
-        return bad ? -1 : 0;                                                      \
+        if (bad)                                                                  \
+            return -1;                                                            \
+        decoded = (int64_t)(o - (T *)out);                                        \
     } while (0)
 
 int cs_utf8_decode(const uint8_t *p, int64_t n, int64_t count, int kind, void *out)
 {
-#ifdef CS_UTF8_RUN3
-    const int run3 = kind == 2 && cs_cpu_has_avx2();
-#else
-    const int run3 = 0;
+    int64_t start = 0, first = 0, decoded;
+#ifdef CS_UTF8_BLOCKS
+    if (kind == 2 && cs_blocks_ready)
+        start = cs_utf8_blocks(p, n, (uint16_t *)out, count, &first);
 #endif
-    const uint16_t *end = (const uint16_t *)out + count;
     if (kind == 1)
-        CS_DECODE(uint8_t);
+        CS_DECODE(uint8_t, 0, 0);
     else if (kind == 2)
-        CS_DECODE(uint16_t);
+        CS_DECODE(uint16_t, start, first);
     else
-        CS_DECODE(uint32_t);
+        CS_DECODE(uint32_t, 0, 0);
+    (void)decoded;
+    return 0;
+}
+
+int cs_utf8_decode_bmp(const uint8_t *p, int64_t n, uint16_t *out, int64_t *count)
+{
+    int64_t start = 0, first = 0, decoded = 0;
+#ifdef CS_UTF8_BLOCKS
+    if (cs_blocks_ready)
+        start = cs_utf8_blocks(p, n, out, n + 16, &first);
+#endif
+    CS_DECODE(uint16_t, start, first);
+    *count = decoded;
+    return 0;
 }

@@ -30,4 +30,23 @@ static inline uint32_t cs_utf8_maxchar(int kind)
  * `count`). */
 int cs_utf8_decode(const uint8_t *p, int64_t n, int64_t count, int kind, void *out);
 
+/* Make the tables of the AVX2 block decoder (once, before any other call; a
+ * module calls it when it is imported). Without it, or without AVX2, the
+ * scalar paths run and cs_utf8_scan never says CS_UTF8_BMP. */
+void cs_utf8_init(void);
+
+/* What a text needs, from its bytes alone (one cheap pass):
+ * CS_UTF8_ASCII  every byte is ASCII (they are its code points, kind 1);
+ * CS_UTF8_BMP    a byte C4..EF and none F0..FF: if valid it is kind 2, and
+ *                cs_utf8_decode_bmp decodes it without measuring it first;
+ * CS_UTF8_OTHER  anything else: measure it. */
+enum { CS_UTF8_ASCII = 0, CS_UTF8_OTHER = 1, CS_UTF8_BMP = 2 };
+int cs_utf8_scan(const uint8_t *p, int64_t n);
+
+/* Decode p[0:n], which cs_utf8_scan called CS_UTF8_BMP, into out as 16-bit
+ * code points: out must have room for n + 16 (the code points and 16 lanes
+ * the block decoder may write past them). Sets *count and returns 0, or
+ * returns -1 when the bytes are not valid UTF-8. */
+int cs_utf8_decode_bmp(const uint8_t *p, int64_t n, uint16_t *out, int64_t *count);
+
 #endif /* COSCORE_SRC_UTF8_H */
