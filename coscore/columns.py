@@ -110,12 +110,14 @@ def answers_from_columns(columns: Sequence[Any]) -> list[Any]:
     return list(zip(*texts))
 
 
-def score_columns(plan: _engine.Plan, columns: Sequence[Any], jobs: int = 1, chunk_size: int | None = None) -> Batch:
+def score_columns(plan: _engine.Plan, columns: Sequence[Any], jobs: int = 1, chunk_size: int | None = None,
+                  read_ahead: bool = True) -> Batch:
     """Score the answers held by equally long Arrow blank ``columns`` (see
     :func:`text_array` for the types taken) with ``plan``: the same :class:`Batch` as
-    :func:`coscore.engine.score_many` on the same answers as Python lists. Raises
-    ``TypeError``/``ValueError`` for a column that does not hold text or columns of
-    different lengths."""
+    :func:`coscore.engine.score_many` on the same answers as Python lists. With one
+    worker and ``read_ahead``, each chunk's texts are read in a second thread while the
+    chunk before is scored. Raises ``TypeError``/``ValueError`` for a column that does
+    not hold text or columns of different lengths."""
     table = BlankColumns([text_array(c) for c in columns])
     columnar = plan.columnar
     key = columnar.key if columnar is not None else None
@@ -139,4 +141,7 @@ def score_columns(plan: _engine.Plan, columns: Sequence[Any], jobs: int = 1, chu
     if key is None:   # the rule reads whole answers: made as Python objects, with the GIL
         return _engine.score_ranges(plan, table.n_rows, score_answers, jobs, chunk_size)
     # the rule reads one text per answer: only that is picked, in C, without the GIL
+    if not read_ahead:
+        return _engine.score_ranges(plan, table.n_rows, lambda start, stop: score_texts(start, stop, read_texts(start, stop)),
+                                    jobs, chunk_size)
     return _engine.score_ranges(plan, table.n_rows, score_texts, jobs, chunk_size, read_texts)

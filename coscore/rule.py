@@ -60,7 +60,8 @@ class Rule:
         """
         return _engine.evaluate(self._plan, blanks, results, add=add)
 
-    def score_many(self, answers: Iterable[AnswerLike], jobs: int = 1, chunk_size: int | None = None) -> Batch:
+    def score_many(self, answers: Iterable[AnswerLike], jobs: int = 1, chunk_size: int | None = None, *,
+                   read_ahead: bool = True) -> Batch:
         """Score many answers; results keep the input order.
 
         ``answers`` is any iterable of answers (lists of blanks, or strings), or blank
@@ -69,12 +70,14 @@ class Rule:
         answers are scored once, each atom runs once per distinct string, and combos are
         evaluated over whole columns. ``jobs`` threads score chunks in parallel
         (``-1``: every core); for blank columns with ``jobs=1``, a second thread reads
-        the next chunk's texts (in C, without the GIL) while one is scored. The result
-        equals scoring each answer with :meth:`score`.
+        the next chunk's texts (in C, without the GIL) while one is scored, unless
+        ``read_ahead`` is false (for a caller that already reads its input in another
+        thread, as ``coscore score`` does). The result equals scoring each answer with
+        :meth:`score`.
         """
         columns = _columns.as_blank_columns(answers)
         if columns is not None:
-            return _columns.score_columns(self._plan, columns, jobs=jobs, chunk_size=chunk_size)
+            return _columns.score_columns(self._plan, columns, jobs=jobs, chunk_size=chunk_size, read_ahead=read_ahead)
         return _engine.score_many(self._plan, answers, jobs=jobs, chunk_size=chunk_size)
 
     def score_chunks(

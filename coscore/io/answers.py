@@ -5,10 +5,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ..columns import answers_from_columns
 from .errors import InputError
 from .legacy import blank_lists, split_blanks
-from .listed import blank_columns
+from .listed import blank_columns, blank_groups
 from .table import MISSING, Chunk
 
 #: Columns never taken as blanks by default.
@@ -78,6 +80,19 @@ class AnswerColumns:
             return None
         arrays = [chunk.data[name] for name in self.blanks]
         return arrays if all(_is_text_array(a) for a in arrays) else None
+
+    def groups(self, chunk: Chunk) -> list[tuple[np.ndarray, list[Any]]] | None:
+        """When :meth:`arrays` is ``None`` because the answers of ``chunk`` are lists of
+        blanks (JSON Lines ``answers``, the CoScore layout) of differing lengths: its rows
+        grouped by their number of blanks, each group's rows and blank columns (see
+        :func:`~coscore.io.listed.blank_groups`); else ``None``."""
+        if self.fmt == "jsonl" and not self.blanks:
+            many = chunk.data.get("answers")
+            return blank_groups(many) if many is not None and hasattr(many, "offsets") else None
+        if self.fmt == "coscore":
+            texts = chunk.data.get("text")
+            return blank_groups(blank_lists(texts)) if _is_text_array(texts) and not texts.null_count else None
+        return None
 
     def answers(self, chunk: Chunk) -> list[Any]:
         """The answers of every row of ``chunk``, in order: lists of blanks, or (when

@@ -22,23 +22,35 @@ def text_lists(lists: Any) -> bool:
 
 def blank_columns(lists: Any) -> list[Any] | None:
     """The blank columns of ``lists`` (rows as :func:`text_lists` says) when every list
-    has the same number (one or more) of blanks; else ``None`` (the answers are then
-    taken one by one)."""
+    has the same number (one or more) of blanks; else ``None`` (see :func:`blank_groups`)."""
+    groups = blank_groups(lists)
+    return groups[0][1] if groups is not None and len(groups) == 1 else None
+
+
+def blank_groups(lists: Any) -> list[tuple[np.ndarray, list[Any]]] | None:
+    """The rows of ``lists`` (rows as :func:`text_lists` says) grouped by their number of
+    blanks, fewest first: for each, its rows (increasing row numbers, an intp array) and
+    their blank columns, one Arrow array per blank. ``None`` when the rows are not all
+    lists of text or a list has no blank (the answers are then taken one by one)."""
     import pyarrow as pa
 
     if not len(lists) or not text_lists(lists):
         return None
-    item = lists.type.value_type
     offsets = np.asarray(lists.offsets)
-    width = int(offsets[1] - offsets[0])
-    if width < 1 or not (np.diff(offsets) == width).all():
+    widths = np.diff(offsets)
+    if (widths < 1).any():
         return None
-    values = lists.values.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
-    if pa.types.is_null(item):
+    values = lists.values
+    if pa.types.is_null(lists.type.value_type):
         values = pa.nulls(len(values), pa.string())
-    if width == 1:
-        return [values]
+    first = int(widths[0])
+    if first == 1 and (widths == 1).all():   # the values as they are
+        return [(np.arange(len(lists)), [values.slice(int(offsets[0]), len(lists))])]
     import pyarrow.compute as pc
 
-    every = np.arange(len(lists), dtype=np.int64) * width
-    return [pc.take(values, pa.array(every + j)) for j in range(width)]
+    groups = []
+    for width in np.unique(widths):
+        rows = np.flatnonzero(widths == width)
+        starts = offsets[:-1][rows].astype(np.int64)
+        groups.append((rows, [pc.take(values, pa.array(starts + j)) for j in range(int(width))]))
+    return groups

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from ..results import Batch
 from .answers import AnswerColumns
 from .arrays import float_array, string_array
 from .background import read_ahead
@@ -57,8 +58,9 @@ Engine = Callable[[Any, list[Any], int], Any]
 
 
 def local_engine(rule: Any, answers: list[Any], jobs: int) -> Any:
-    """Score in this process (``jobs`` worker processes/threads as the engine decides)."""
-    return rule.score_many(answers, jobs=jobs)
+    """Score in this process (``jobs`` worker processes/threads as the engine decides;
+    no read-ahead thread of the engine's own: the next chunk is being read already)."""
+    return rule.score_many(answers, jobs=jobs, read_ahead=False)
 
 
 def scored_chunks(
@@ -88,9 +90,14 @@ def _scored(
 ) -> Iterator[Chunk]:
     for chunk in chunks:  # the next chunk is read (by read_ahead's thread) while this one is scored
         arrays = columns.arrays(chunk)  # Arrow text columns are scored as they are
-        answers = arrays if arrays is not None else columns.answers(chunk)
-        batch = engine(rule, answers, jobs)
-        del answers, arrays  # freed before the chunk goes on: no collector pass walks its tuples
+        groups = columns.groups(chunk) if arrays is None else None
+        if groups is not None:   # lists of blanks of differing lengths: as columns, length by length
+            batch = _grouped(rule, groups, len(chunk), jobs, engine)
+        else:
+            answers = arrays if arrays is not None else columns.answers(chunk)
+            batch = engine(rule, answers, jobs)
+            del answers
+        del arrays, groups  # freed before the chunk goes on: no collector pass walks its tuples
         n = len(chunk)
         if len(batch.scores) != n or len(batch.errors) != n:
             raise RuntimeError(f"the engine returned {len(batch.scores)} scores for {n} answers")
@@ -109,6 +116,25 @@ def _scored(
             [*chunk.columns, *names], data, chunk.lines, chunk.unit, chunk.source, chunk.position,
             {**chunk.types, **types},
         )
+
+
+def _grouped(rule: Any, groups: list[tuple[np.ndarray, list[Any]]], n: int, jobs: int, engine: Engine) -> Batch:
+    """One :class:`~coscore.Batch` of ``n`` answers scored group by group (each group's
+    rows and blank columns), every result put back at its row."""
+    scores = np.empty(n)
+    combos = {cid: np.empty(n) for cid in rule.combo_ids}
+    errors: list[str | None] = [None] * n
+    completed: dict[int, int] = {}
+    for rows, arrays in groups:
+        batch = engine(rule, arrays, jobs)
+        scores[rows] = batch.scores
+        for cid, values in batch.combos.items():
+            combos[cid][rows] = values
+        for i, error in enumerate(batch.errors):
+            if error is not None:
+                errors[rows[i]] = error
+        completed.update((int(rows[i]), done) for i, done in batch.completed.items())
+    return Batch(scores, errors, combos, completed)
 
 
 def _floats(values: Any, decimals: int | None) -> Any:
