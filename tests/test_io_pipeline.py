@@ -239,3 +239,27 @@ def test_a_parquet_file_is_read_without_keeping_the_row_groups_read(tmp_path):
             held.append(pa.total_allocated_bytes() - start)
     assert len(held) == 4 * groups
     assert max(held) < 3 * text.nbytes, (held, text.nbytes)
+
+
+def test_parquet_output_keeps_dictionaries_only_for_columns_of_few_values(tmp_path):
+    """Mostly distinct text (ids, answers) is written without a dictionary, which Parquet
+    would build and give up in every row group; text of few values, marks and scores keep
+    one. The values read back are those scored either way."""
+    rows = 5000
+    src = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"id": [f"s{i}" for i in range(rows)], "answer": [f"车道 {i}" for i in range(rows)],
+                             "class": [f"c{i % 3}" for i in range(rows)], "mark": [float(i % 3) for i in range(rows)]}),
+                   src)
+    rule = Path(__file__).parent.parent / "coscore" / "data" / "demo" / "lane-change.rule.json"
+    out = tmp_path / "out.parquet"
+    assert cli.main(["score", str(rule), str(src), "--blanks", "answer", "-o", str(out), "--no-progress"]) == 0
+    meta = pq.ParquetFile(out).metadata
+    dictionary = {meta.schema.column(i).name: meta.row_group(0).column(i).has_dictionary_page
+                  for i in range(meta.num_columns)}
+    assert dictionary == {"id": False, "answer": False, "class": True, "mark": True, "coscore_score": True,
+                          **{name: True for name in dictionary if name.startswith("coscore_combo_")},
+                          "coscore_error": True}
+    scored = pq.read_table(out)
+    want = coscore.compile(rule).score_many([[a] for a in scored.column("answer").to_pylist()])
+    assert scored.column("coscore_score").to_numpy().tobytes() == want.scores.tobytes()
+    assert scored.column("id").to_pylist() == [f"s{i}" for i in range(rows)]
