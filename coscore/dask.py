@@ -167,7 +167,7 @@ def _score_partition(df: pd.DataFrame, text: str, dialect: str, blanks: list, co
         raise RuntimeError(f"the worker compiled combos {rule.combo_ids}, expected {combo_ids}; "
                            "install the same coscore version on the client and every worker")
     answers = _answers(df, blanks)
-    batch = rule.score_many(answers)
+    batch = rule.score_many(answers, read_ahead=False)   # a worker uses the threads Dask gives it
     out = df.copy(deep=False)
     out[SCORE_COLUMN] = np.asarray(batch.scores, dtype="float64")
     for cid in combo_ids:
