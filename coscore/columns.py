@@ -141,7 +141,4 @@ def score_columns(plan: _engine.Plan, columns: Sequence[Any], jobs: int = 1, chu
     if key is None:   # the rule reads whole answers: made as Python objects, with the GIL
         return _engine.score_ranges(plan, table.n_rows, score_answers, jobs, chunk_size)
     # the rule reads one text per answer: only that is picked, in C, without the GIL
-    if not read_ahead:
-        return _engine.score_ranges(plan, table.n_rows, lambda start, stop: score_texts(start, stop, read_texts(start, stop)),
-                                    jobs, chunk_size)
-    return _engine.score_ranges(plan, table.n_rows, score_texts, jobs, chunk_size, read_texts)
+    return _engine.score_ranges(plan, table.n_rows, score_texts, jobs, chunk_size, read_texts, read_ahead)

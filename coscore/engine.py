@@ -731,7 +731,8 @@ def score_many(plan: Plan, answers: Iterable[AnswerLike], jobs: int = 1, chunk_s
 
 
 def score_ranges(plan: Plan, n: int, score_range: Callable[..., Batch], jobs: int = 1,
-                 chunk_size: int | None = None, read_range: Callable[[int, int], object] | None = None) -> Batch:
+                 chunk_size: int | None = None, read_range: Callable[[int, int], object] | None = None,
+                 read_ahead: bool = True) -> Batch:
     """One :class:`Batch` of ``n`` answers, ``score_range(start, stop)`` scoring each chunk
     of them straight into result arrays allocated once (``jobs > 1``: threads, equal
     chunks, a multiple of the workers). Used by :func:`score_many` for a list and by the
@@ -739,8 +740,9 @@ def score_ranges(plan: Plan, n: int, score_range: Callable[..., Batch], jobs: in
 
     ``read_range(start, stop)``, when given, is the first step of scoring a chunk, one
     that runs without the GIL (reading its texts in C); its result is passed on as
-    ``score_range(start, stop, read)``. With one worker, it reads the next chunk in a
-    second thread while this one is scored, so reading and scoring overlap."""
+    ``score_range(start, stop, read)``. With one worker and ``read_ahead``, it reads the
+    next chunk in a second thread while this one is scored, so reading and scoring
+    overlap."""
     workers = _workers(jobs)
     if chunk_size is None:
         chunk_size = _even_chunks(n, workers)
@@ -767,7 +769,7 @@ def score_ranges(plan: Plan, n: int, score_range: Callable[..., Batch], jobs: in
         with ThreadPoolExecutor(max_workers=workers) as pool:
             for _ in pool.map(fill, starts):
                 pass
-    elif read_range is None or len(starts) <= 1:
+    elif read_range is None or not read_ahead or len(starts) <= 1:
         for start in starts:
             fill(start)
     else:   # one worker: each chunk's texts are read while the one before is scored

@@ -82,9 +82,9 @@ class AnswerColumns:
         return arrays if all(_is_text_array(a) for a in arrays) else None
 
     def groups(self, chunk: Chunk) -> list[tuple[np.ndarray, list[Any]]] | None:
-        """When :meth:`arrays` is ``None`` because the answers of ``chunk`` are lists of
-        blanks (JSON Lines ``answers``, the CoScore layout) of differing lengths: its rows
-        grouped by their number of blanks, each group's rows and blank columns (see
+        """When the answers of ``chunk`` are lists of blanks as Arrow text (JSON Lines
+        ``answers``, the CoScore layout): its rows grouped by their number of blanks,
+        each group's rows and blank columns (one group when all have as many; see
         :func:`~coscore.io.listed.blank_groups`); else ``None``."""
         if self.fmt == "jsonl" and not self.blanks:
             many = chunk.data.get("answers")

@@ -23,8 +23,10 @@ def text_lists(lists: Any) -> bool:
 def blank_columns(lists: Any) -> list[Any] | None:
     """The blank columns of ``lists`` (rows as :func:`text_lists` says) when every list
     has the same number (one or more) of blanks; else ``None`` (see :func:`blank_groups`)."""
-    groups = blank_groups(lists)
-    return groups[0][1] if groups is not None and len(groups) == 1 else None
+    widths = _widths(lists)
+    if widths is None or (widths != widths[0]).any():
+        return None
+    return _groups(lists, widths)[0][1]
 
 
 def blank_groups(lists: Any) -> list[tuple[np.ndarray, list[Any]]] | None:
@@ -32,19 +34,27 @@ def blank_groups(lists: Any) -> list[tuple[np.ndarray, list[Any]]] | None:
     blanks, fewest first: for each, its rows (increasing row numbers, an intp array) and
     their blank columns, one Arrow array per blank. ``None`` when the rows are not all
     lists of text or a list has no blank (the answers are then taken one by one)."""
-    import pyarrow as pa
+    widths = _widths(lists)
+    return None if widths is None else _groups(lists, widths)
 
+
+def _widths(lists: Any) -> np.ndarray | None:
+    """Each row's number of blanks, or ``None`` unless every row is a list of text with
+    at least one."""
     if not len(lists) or not text_lists(lists):
         return None
+    widths = np.diff(np.asarray(lists.offsets))
+    return None if (widths < 1).any() else widths
+
+
+def _groups(lists: Any, widths: np.ndarray) -> list[tuple[np.ndarray, list[Any]]]:
+    import pyarrow as pa
+
     offsets = np.asarray(lists.offsets)
-    widths = np.diff(offsets)
-    if (widths < 1).any():
-        return None
     values = lists.values
     if pa.types.is_null(lists.type.value_type):
         values = pa.nulls(len(values), pa.string())
-    first = int(widths[0])
-    if first == 1 and (widths == 1).all():   # the values as they are
+    if (widths == 1).all():   # the values as they are
         return [(np.arange(len(lists)), [values.slice(int(offsets[0]), len(lists))])]
     import pyarrow.compute as pc
 

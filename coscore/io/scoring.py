@@ -89,15 +89,15 @@ def _scored(
     decimals: int | None, combo_ids: list[str], names: list[str], types: dict[str, str],
 ) -> Iterator[Chunk]:
     for chunk in chunks:  # the next chunk is read (by read_ahead's thread) while this one is scored
-        arrays = columns.arrays(chunk)  # Arrow text columns are scored as they are
-        groups = columns.groups(chunk) if arrays is None else None
-        if groups is not None:   # lists of blanks of differing lengths: as columns, length by length
+        groups = columns.groups(chunk)  # lists of blanks: the rows by their number of blanks
+        if groups is not None and len(groups) > 1:   # scored as columns, one number at a time
             batch = _grouped(rule, groups, len(chunk), jobs, engine)
-        else:
+        else:   # Arrow text columns are scored as they are
+            arrays = groups[0][1] if groups is not None else columns.arrays(chunk)
             answers = arrays if arrays is not None else columns.answers(chunk)
             batch = engine(rule, answers, jobs)
-            del answers
-        del arrays, groups  # freed before the chunk goes on: no collector pass walks its tuples
+            del answers, arrays
+        del groups  # freed before the chunk goes on: no collector pass walks its tuples
         n = len(chunk)
         if len(batch.scores) != n or len(batch.errors) != n:
             raise RuntimeError(f"the engine returned {len(batch.scores)} scores for {n} answers")
