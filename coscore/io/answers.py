@@ -10,7 +10,7 @@ import numpy as np
 from ..columns import answers_from_columns
 from .errors import InputError
 from .legacy import blank_lists, split_blanks
-from .listed import blank_columns, blank_groups
+from .listed import blank_groups
 from .table import MISSING, Chunk
 
 #: Columns never taken as blanks by default.
@@ -71,12 +71,14 @@ class AnswerColumns:
         """The blank columns of ``chunk`` as they are when every one is an Arrow text
         array (what :meth:`coscore.Rule.score_many` scores without a Python object per
         row), else ``None``."""
-        if self.fmt == "jsonl" and not self.blanks:
-            return _jsonl_arrays(chunk)
-        if self.fmt == "coscore":
-            texts = chunk.data.get("text")
-            return blank_columns(blank_lists(texts)) if _is_text_array(texts) and not texts.null_count else None
-        if self.fmt == "coscore" or not self.blanks or any(name not in chunk.data for name in self.blanks):
+        if self.fmt == "jsonl" and not self.blanks and chunk.data.get("answers") is None:
+            one = chunk.data.get("answer")
+            return [one] if one is not None and _is_text_array(one) and not one.null_count else None
+        if self.fmt in ("jsonl", "coscore") and not self.blanks:   # lists of blanks, all as many
+            lists = self._lists(chunk)
+            groups = blank_groups(lists, alike=True) if lists is not None else None
+            return groups[0][1] if groups is not None else None
+        if not self.blanks or any(name not in chunk.data for name in self.blanks):
             return None
         arrays = [chunk.data[name] for name in self.blanks]
         return arrays if all(_is_text_array(a) for a in arrays) else None
@@ -86,12 +88,18 @@ class AnswerColumns:
         ``answers``, the CoScore layout): its rows grouped by their number of blanks,
         each group's rows and blank columns (one group when all have as many; see
         :func:`~coscore.io.listed.blank_groups`); else ``None``."""
+        lists = self._lists(chunk)
+        return blank_groups(lists) if lists is not None else None
+
+    def _lists(self, chunk: Chunk) -> Any:
+        """Each row's blanks as one Arrow list array (JSON Lines ``answers``, the CoScore
+        layout's text split on ``-``), or ``None`` for other layouts and other values."""
         if self.fmt == "jsonl" and not self.blanks:
             many = chunk.data.get("answers")
-            return blank_groups(many) if many is not None and hasattr(many, "offsets") else None
+            return many if many is not None and hasattr(many, "offsets") else None
         if self.fmt == "coscore":
             texts = chunk.data.get("text")
-            return blank_groups(blank_lists(texts)) if _is_text_array(texts) and not texts.null_count else None
+            return blank_lists(texts) if _is_text_array(texts) and not texts.null_count else None
         return None
 
     def answers(self, chunk: Chunk) -> list[Any]:
@@ -146,16 +154,6 @@ def _strings(values: list[object], chunk: Chunk, name: str) -> list[str]:
                 chunk.source, f"a blank must be a string, got {type(v).__name__} {v!r}", column=name, **chunk.where(i)
             )
     return out
-
-
-def _jsonl_arrays(chunk: Chunk) -> list[Any] | None:
-    """The blank columns of a JSON Lines chunk read as Arrow arrays: its ``answers``
-    lists when they all have as many blanks, or its ``answer`` strings; else ``None``."""
-    many = chunk.data.get("answers")
-    if many is not None:
-        return blank_columns(many) if hasattr(many, "offsets") else None
-    one = chunk.data.get("answer")
-    return [one] if one is not None and _is_text_array(one) and not one.null_count else None
 
 
 def _jsonl_answers(chunk: Chunk) -> list[list[str]]:

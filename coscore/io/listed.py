@@ -20,37 +20,20 @@ def text_lists(lists: Any) -> bool:
     return pa.types.is_string(item) or pa.types.is_large_string(item) or pa.types.is_null(item)
 
 
-def blank_columns(lists: Any) -> list[Any] | None:
-    """The blank columns of ``lists`` (rows as :func:`text_lists` says) when every list
-    has the same number (one or more) of blanks; else ``None`` (see :func:`blank_groups`)."""
-    widths = _widths(lists)
-    if widths is None or (widths != widths[0]).any():
-        return None
-    return _groups(lists, widths)[0][1]
-
-
-def blank_groups(lists: Any) -> list[tuple[np.ndarray, list[Any]]] | None:
+def blank_groups(lists: Any, alike: bool = False) -> list[tuple[np.ndarray, list[Any]]] | None:
     """The rows of ``lists`` (rows as :func:`text_lists` says) grouped by their number of
     blanks, fewest first: for each, its rows (increasing row numbers, an intp array) and
     their blank columns, one Arrow array per blank. ``None`` when the rows are not all
-    lists of text or a list has no blank (the answers are then taken one by one)."""
-    widths = _widths(lists)
-    return None if widths is None else _groups(lists, widths)
-
-
-def _widths(lists: Any) -> np.ndarray | None:
-    """Each row's number of blanks, or ``None`` unless every row is a list of text with
-    at least one."""
-    if not len(lists) or not text_lists(lists):
-        return None
-    widths = np.diff(np.asarray(lists.offsets))
-    return None if (widths < 1).any() else widths
-
-
-def _groups(lists: Any, widths: np.ndarray) -> list[tuple[np.ndarray, list[Any]]]:
+    lists of text or a list has no blank (the answers are then taken one by one), and
+    with ``alike`` when the rows differ in their number of blanks."""
     import pyarrow as pa
 
+    if not len(lists) or not text_lists(lists):
+        return None
     offsets = np.asarray(lists.offsets)
+    widths = np.diff(offsets)
+    if (widths < 1).any() or (alike and (widths != widths[0]).any()):
+        return None
     values = lists.values
     if pa.types.is_null(lists.type.value_type):
         values = pa.nulls(len(values), pa.string())
