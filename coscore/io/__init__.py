@@ -219,10 +219,10 @@ def open_writer(
         behind = WriteBehind(writer)  # encoding and writing overlap with what comes next
         try:
             yield behind
+            behind.close()  # an error of the writing thread may surface here
         except BaseException:
             behind.abort()
             raise
-        behind.close()
 
 
 def _writer_class(fmt: str) -> Any:

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .arrays import int_array
 from .errors import InputError
 from .table import Chunk
 
@@ -85,7 +86,7 @@ def _first_over(values: Any, limit: int) -> int | None:
         return None
     import pyarrow.compute as pc
 
-    lengths = np.asarray(pc.utf8_length(values.take(pa.array(candidates))).fill_null(0))
+    lengths = np.asarray(pc.utf8_length(values.take(int_array(candidates))).fill_null(0))
     over = candidates[lengths > limit]
     if not len(over):
         return None
@@ -93,18 +94,24 @@ def _first_over(values: Any, limit: int) -> int | None:
 
 
 def column_at(text: str, delimiter: str, limit: int) -> int | None:
-    """The 0-based field of the CSV record starting ``text`` that runs past ``limit``
-    characters, or ``None``. Quotes are followed as RFC 4180 has them."""
+    """The 0-based field of the CSV record starting ``text`` (known to hold a value over
+    ``limit`` characters) that is over it: the first longer than ``limit`` as written, else
+    the longest. Quotes are followed as RFC 4180 has them."""
     quoted = False
-    field, start = 0, 0
+    sizes: list[int] = []
+    start = 0
     for mark in re.finditer('["\n' + re.escape(delimiter) + "]", text):
         at, char = mark.start(), mark.group()
-        if at - start > limit + 2:
-            return field
         if char == '"':
             quoted = not quoted
         elif not quoted:
+            sizes.append(at - start)
+            start = at + 1
             if char == "\n":
-                return None
-            field, start = field + 1, at + 1
-    return field if len(text) - start > limit + 2 else None
+                break
+    else:
+        sizes.append(len(text) - start)
+    if not sizes:
+        return None
+    over = [i for i, size in enumerate(sizes) if size > limit]
+    return over[0] if over else max(range(len(sizes)), key=sizes.__getitem__)

@@ -16,9 +16,12 @@ at a time (memory stays flat), and the workbook is refused, with one line, when:
 """
 from __future__ import annotations
 
+import io
 import posixpath
 import re
+import struct
 import zipfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +39,8 @@ RATIO = 100
 GRACE = 16 << 20
 #: Bytes inflated at a time.
 BLOCK = 1 << 20
+#: The most bytes of a part read whole (the workbook, its relations, its styles).
+SMALL = 64 << 20
 #: Text the sheet's shared-string references may make, beyond which they are counted exactly...
 BUDGET = 1 << 30
 #: ...and refused when more than this many times the XML read (and more than BUDGET).
@@ -60,12 +65,13 @@ def cell_cap(limit: int) -> int:
 
 @dataclass
 class Workbook:
-    """What the check found: the sheet names in order, and the part of the chosen sheet."""
+    """What the check found: the sheet names in order, the index of the chosen one, and
+    ``data``: a zip of the parts the reader needs, inflated and checked (stored, so that
+    the reader does not inflate them again)."""
 
     sheets: list[str]
     index: int
-    part: str = ""
-    shared_text: Any = field(default=None, repr=False)
+    data: bytes = field(default=b"", repr=False)
 
 
 def check_workbook(path: str, source: str, sheet: str | int | None, limit: int) -> Workbook:
@@ -79,9 +85,10 @@ def check_workbook(path: str, source: str, sheet: str | int | None, limit: int) 
     with book:
         try:
             return _check(book, source, sheet, limit)
-        except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError, RuntimeError) as exc:
-            if isinstance(exc, InputError):
-                raise
+        except InputError:
+            raise
+        except (zipfile.BadZipFile, zlib.error, struct.error, OSError, ValueError, EOFError, KeyError,
+                NotImplementedError, RuntimeError) as exc:  # a damaged zip, as zipfile finds it
             raise InputError(source, f"not a readable .xlsx workbook ({_one_line(exc)})") from None
 
 
@@ -91,11 +98,22 @@ def _one_line(exc: BaseException) -> str:
 
 def _check(book: zipfile.ZipFile, source: str, sheet: str | int | None, limit: int) -> Workbook:
     names = {info.filename: info for info in book.infolist()}
-    relations = _parse(book, names, "_rels/.rels", source)
+    kept: dict[str, bytes] = {}
+
+    def small(part: str) -> Any:
+        if part not in names:
+            raise InputError(source, f"not a readable .xlsx workbook (no part {part})")
+        data = kept[part] = _read_small(book, names[part], source)
+        try:
+            return ElementTree.fromstring(data)
+        except ElementTree.ParseError as exc:
+            raise InputError(source, f"not a readable .xlsx workbook (part {part}: {exc})") from None
+
+    relations = small("_rels/.rels")
     main = next((r.get("Target", "") for r in relations.iter(f"{{{_PKG_RELS}}}Relationship")
                  if r.get("Type", "").endswith("/officeDocument")), "xl/workbook.xml").lstrip("/")
-    workbook = _parse(book, names, main, source)
-    links = {r.get("Id"): r for r in _parse(book, names, _rels_of(main), source).iter(f"{{{_PKG_RELS}}}Relationship")}
+    workbook = small(main)
+    links = {r.get("Id"): r for r in small(_rels_of(main)).iter(f"{{{_PKG_RELS}}}Relationship")}
     sheets = [(s.get("name", ""), s.get(f"{{{_DOC_RELS}}}id")) for s in workbook.iter(f"{{{_MAIN}}}sheet")]
     if not sheets:
         raise InputError(source, "not a readable .xlsx workbook (it has no sheet)")
@@ -107,15 +125,24 @@ def _check(book: zipfile.ZipFile, source: str, sheet: str | int | None, limit: i
         raise InputError(source, f"not a readable .xlsx workbook (sheet {titles[index]!r} has no part)")
     for other in ("[Content_Types].xml", _resolve(main, "styles.xml")):
         if other in names:
-            _scan_plain(book, names[other], source)
+            kept[other] = _read_small(book, names[other], source)
     shared_part = next((_resolve(main, r.get("Target", "")) for r in links.values()
                         if r.get("Type", "").endswith("/sharedStrings")), None)
-    scanner = _Scanner(source, limit, titles[index])
-    shared = None
-    if shared_part in names:
-        shared = scanner.shared(book, names[shared_part])
-    scanner.sheet(book, names[part], shared)
-    return Workbook(titles, index, part, shared)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as stored:
+        for name, data in kept.items():
+            stored.writestr(name, data)
+        scanner = _Scanner(source, limit, titles[index])
+        spans = None
+        if shared_part in names:
+            spans = scanner.scan(book, names[shared_part], b"si", stored)
+        if scanner.long_shared is not None:
+            scanner.find_user(book, names[part])
+        scanner.scan(book, names[part], b"c", stored)
+    if spans is not None and len(spans) and scanner.references * int(spans.max()) > BUDGET:
+        with zipfile.ZipFile(io.BytesIO(out.getbuffer())) as again:
+            scanner.bound_expansion(again.read(part), spans)
+    return Workbook(titles, index, out.getvalue())
 
 
 def choose_sheet(source: str, titles: list[str], sheet: str | int | None) -> int:
@@ -167,59 +194,38 @@ def _bomb(source: str, info: zipfile.ZipInfo) -> InputError:
                       f"{info.compress_size:,} compressed bytes (a zip bomb?)")
 
 
-def _no_dtd(source: str, info: zipfile.ZipInfo, data: bytes) -> None:
-    if any(mark in data for mark in _DTD):
+def _no_dtd(source: str, info: zipfile.ZipInfo, head: bytes) -> None:
+    """Refuse a DTD (it can only stand before the root element, in the part's first bytes)."""
+    if any(mark in head for mark in _DTD):
         raise InputError(source, f"refused: part {info.filename} declares a DTD or an entity, which .xlsx never does")
 
 
-def _scan_plain(book: zipfile.ZipFile, info: zipfile.ZipInfo, source: str) -> bytes:
-    """A small part read whole (bounded, no DTD); its bytes."""
-    tail = b""
-    kept = []
-    for block in _inflate(book, info, source):
-        _no_dtd(source, info, tail + block)
-        tail = block[-16:]
-        kept.append(block)
-    return b"".join(kept)
+def _read_small(book: zipfile.ZipFile, info: zipfile.ZipInfo, source: str) -> bytes:
+    """A small part read whole (bounded to :data:`SMALL` bytes, no DTD)."""
+    if info.file_size > SMALL:
+        raise InputError(source, f"refused: part {info.filename} is larger than {SMALL:,} bytes")
+    data = b"".join(_inflate(book, info, source))
+    _no_dtd(source, info, data)
+    return data
 
 
-def _parse(book: zipfile.ZipFile, names: dict[str, zipfile.ZipInfo], part: str, source: str) -> Any:
-    if part not in names:
-        raise InputError(source, f"not a readable .xlsx workbook (no part {part})")
-    data = _scan_plain(book, names[part], source)
-    try:
-        return ElementTree.fromstring(data)
-    except ElementTree.ParseError as exc:
-        raise InputError(source, f"not a readable .xlsx workbook (part {part}: {exc})") from None
-
-
-def _container_starts(raw: np.ndarray, lt: np.ndarray, token: bytes) -> np.ndarray:
-    """The positions (among ``lt``, the positions of ``<``) where element ``token`` starts:
-    ``<`` + token followed by white space, ``>`` or ``/``."""
-    size = len(raw)
-    mask = np.ones(len(lt), dtype=bool)
-    for offset, byte in enumerate(token, 1):
-        at = np.minimum(lt + offset, size - 1)
-        mask &= (raw[at] == byte) & (lt + offset < size)
-    after = np.minimum(lt + len(token) + 1, size - 1)
-    follow = raw[after]
-    mask &= (lt + len(token) + 1 < size) & ((follow == 32) | (follow == 62) | (follow == 47) | (follow == 9)
-                                             | (follow == 10) | (follow == 13))
-    return lt[mask]
-
-
-def _text_bytes(raw: np.ndarray, lt: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """The bytes of text (outside tags) of each element starting at ``starts`` and running
-    to the next start (the last to the end of ``raw``)."""
-    if not len(starts):
+def _starts(raw: np.ndarray, token: bytes) -> np.ndarray:
+    """The positions where element ``token`` starts: ``<`` + token, then white space,
+    ``>`` or ``/``."""
+    size = len(raw) - len(token) - 1
+    if size <= 0:
         return np.zeros(0, dtype=np.int64)
-    gt = np.flatnonzero(raw == 62)
-    at = np.searchsorted(gt, lt)
-    ends = np.where(at < len(gt), gt[np.minimum(at, max(len(gt) - 1, 0))] if len(gt) else len(raw), len(raw))
-    following = np.append(lt[1:], len(raw))
-    text = np.maximum(following - ends - 1, 0)
-    first = np.searchsorted(lt, starts)
-    return np.add.reduceat(text, first) if len(text) else np.zeros(len(starts), dtype=np.int64)
+    found = np.flatnonzero((raw[:size] == 60) & (raw[1 : size + 1] == token[0]))
+    for offset, byte in enumerate(token[1:], 2):
+        found = found[raw[found + offset] == byte]
+    follow = raw[found + len(token) + 1]
+    keep = (follow == 32) | (follow == 62) | (follow == 47) | (follow == 9) | (follow == 10) | (follow == 13)
+    return found[keep]
+
+
+def _text_bytes(element: bytes) -> int:
+    """The bytes of text (outside tags) of one element's XML."""
+    return len(element) - sum(len(tag) for tag in _TAG.findall(element))
 
 
 def exact_chars(xml: bytes) -> int:
@@ -231,78 +237,84 @@ def exact_chars(xml: bytes) -> int:
     return len(text.decode("utf-8", "replace"))
 
 
-class _Oversized(Exception):
-    """An element over the cell limit: its index in the part and the start of its XML."""
-
-    def __init__(self, index: int, head: bytes) -> None:
-        super().__init__(index)
-        self.index = index
-        self.head = head
-
-
 class _Scanner:
-    """Streams the shared strings and the sheet, measuring each cell."""
+    """Streams a part (the shared strings, the sheet), measuring each element (``si``,
+    ``c``): an element spanning more bytes than the limit is counted exactly."""
 
     def __init__(self, source: str, limit: int, sheet: str) -> None:
         self.source = source
         self.limit = limit
         self.sheet_name = sheet
         self.xml_bytes = 0
+        self.references = 0
         self.long_shared: int | None = None
 
-    def _elements(self, book: zipfile.ZipFile, info: zipfile.ZipInfo, local: bytes) -> Iterator[tuple[bytes, np.ndarray]]:
-        """Runs of whole elements ``local`` (with the document's prefix): each run's bytes
-        and the start of each element in it. Raises :class:`_Oversized` for an element
-        over the limit, or whose XML runs past :func:`cell_cap`."""
+    def scan(self, book: zipfile.ZipFile, info: zipfile.ZipInfo, local: bytes, out: zipfile.ZipFile) -> Any:
+        """Copy the part to ``out`` as it is measured; for ``si``, the span of each string
+        (a bound on its text), or ``None`` when a string is over the limit (remembered
+        in ``long_shared``)."""
+        spans: list[np.ndarray] = []
         pending = b""
-        tail = b""
         token: bytes | None = None
         before = 0
         cap = cell_cap(self.limit)
-        for block in _inflate(book, info, self.source):
-            self.xml_bytes += len(block)
-            _no_dtd(self.source, info, tail + block[:4096])
-            _no_dtd(self.source, info, block)
-            tail = block[-16:]
-            data = pending + block if pending else block
-            if token is None:
-                found = re.search(rb"<(\w+:)?(?:worksheet|sst)\b", data)
-                if found is None:
-                    if len(data) > cap:
-                        raise InputError(self.source, f"not a readable .xlsx workbook (part {info.filename})")
-                    pending = data
-                    continue
-                token = (found.group(1) or b"") + local
-            raw = np.frombuffer(data, dtype=np.uint8)
-            lt = np.flatnonzero(raw == 60)
-            starts = _container_starts(raw, lt, token)
-            pending = data
-            if len(starts) and starts[-1] > 0:  # the last element may go on in the next block
-                cut = int(starts[-1])
-                whole = starts[:-1]  # what comes before the first start (the part's head) is no cell
-                if len(whole):
-                    self._measure(data[:cut], whole, lt[lt < cut], before)
-                    yield data[:cut], whole
-                    before += len(whole)
-                pending = data[cut:]
-            if len(pending) > cap:
-                raise _Oversized(before, pending[:512])
+        large = info.file_size > (1 << 30)
+        with out.open(info.filename, "w", force_zip64=large) as copy:
+            for number, block in enumerate(_inflate(book, info, self.source)):
+                copy.write(block)
+                self.xml_bytes += len(block)
+                if local == b"c":
+                    self.references += block.count(b't="s"')
+                if number == 0:
+                    _no_dtd(self.source, info, block[:1 << 16])
+                data = pending + block if pending else block
+                if token is None:
+                    found = re.search(rb"<(\w+:)?(?:worksheet|sst)\b", data)
+                    if found is None:
+                        if len(data) > cap:
+                            raise InputError(self.source, f"not a readable .xlsx workbook (part {info.filename})")
+                        pending = data
+                        continue
+                    token = (found.group(1) or b"") + local
+                raw = np.frombuffer(data, dtype=np.uint8)
+                starts = _starts(raw, token)
+                pending = data
+                if len(starts) and starts[-1] > 0:  # the last element may go on in the next block
+                    cut = int(starts[-1])
+                    if len(starts) > 1:
+                        whole = np.diff(starts)
+                        if not self._measure(data, starts, whole, before, local):
+                            return None
+                        spans.append(whole)
+                        before += len(whole)
+                    pending = data[cut:]
+                if len(pending) > cap and not self._over(pending, before, local):
+                    return None
         if pending and token is not None:
             raw = np.frombuffer(pending, dtype=np.uint8)
-            lt = np.flatnonzero(raw == 60)
-            starts = _container_starts(raw, lt, token)
+            starts = _starts(raw, token)
             if len(starts):
-                self._measure(pending, starts, lt, before)
-                yield pending, starts
+                last = np.diff(np.append(starts, len(pending)))
+                if not self._measure(pending, starts, last, before, local):
+                    return None
+                spans.append(last)
+        return np.concatenate(spans) if spans else np.zeros(0, dtype=np.int64)
 
-    def _measure(self, data: bytes, starts: np.ndarray, lt: np.ndarray, before: int) -> None:
-        """Raise :class:`_Oversized` for the first element of ``data`` over the limit."""
-        text = _text_bytes(np.frombuffer(data, dtype=np.uint8), lt, starts)
-        for i in np.flatnonzero(text > self.limit).tolist():
-            end = int(starts[i + 1]) if i + 1 < len(starts) else len(data)
-            element = data[int(starts[i]) : end]
-            if exact_chars(element) > self.limit:
-                raise _Oversized(before + i, element[:512])
+    def _measure(self, data: bytes, starts: np.ndarray, spans: np.ndarray, before: int, local: bytes) -> bool:
+        """Whether every element (of ``spans`` bytes from ``starts``) is within the limit."""
+        for i in np.flatnonzero(spans > self.limit).tolist():
+            element = data[int(starts[i]) : int(starts[i]) + int(spans[i])]
+            if _text_bytes(element) > self.limit and exact_chars(element) > self.limit:
+                return self._over(element, before + i, local, measured=True)
+        return True
+
+    def _over(self, element: bytes, index: int, local: bytes, measured: bool = False) -> bool:
+        """An element over the limit (or past the cap): remember a shared string (its
+        user is named later), refuse a cell."""
+        if local == b"si":
+            self.long_shared = index
+            return False
+        raise self._error(element[:512])
 
     def _error(self, tag: bytes, shared: int | None = None) -> InputError:
         where = _where(tag)
@@ -310,58 +322,27 @@ class _Scanner:
         return InputError(self.source, f"sheet {self.sheet_name!r}: a cell holds more than {self.limit:,} "
                           f"characters{what}; Excel's own limit is {EXCEL_CELL_CHARS:,} (--max-cell-chars)", **where)
 
-    def shared(self, book: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
-        """The text bytes of every shared string. A string over the limit is remembered
-        (:meth:`sheet` then names the first cell that uses it) and the rest not read."""
-        sizes = []
-        try:
-            for data, starts in self._elements(book, info, b"si"):
-                raw = np.frombuffer(data, dtype=np.uint8)
-                sizes.append(_text_bytes(raw, np.flatnonzero(raw == 60), starts))
-        except _Oversized as over:
-            self.long_shared = over.index
-            return np.zeros(0, dtype=np.int64)
-        return np.concatenate(sizes) if sizes else np.zeros(0, dtype=np.int64)
-
-    def sheet(self, book: zipfile.ZipFile, info: zipfile.ZipInfo, shared: np.ndarray | None) -> None:
-        """Measure every cell of the sheet part, and bound its shared-string references."""
-        long_shared = self.long_shared
-        if long_shared is not None:
-            needle = re.compile(rb"<(?:\w+:)?c\b([^>]*)>\s*<(?:\w+:)?v>\s*" + str(long_shared).encode() + rb"\s*<")
-            for block in self._whole_cells(book, info):
-                for found in needle.finditer(block):
-                    if b't="s"' in found.group(1):
-                        raise self._error(found.group(1), long_shared)
-            raise self._error(b"", long_shared)
-        references = 0
-        try:
-            for data, _ in self._elements(book, info, b"c"):
-                references += data.count(b't="s"')
-        except _Oversized as over:
-            raise self._error(over.head) from None
-        if shared is None or not len(shared) or references * int(shared.max()) <= BUDGET:
-            return
-        total = 0
-        for block in self._whole_cells(book, info):
-            indices = np.array([int(m.group(1)) for m in _SHARED_CELL.finditer(block)], dtype=np.int64)
-            indices = indices[indices < len(shared)]
-            total += int(shared[indices].sum())
-        if total > max(BUDGET, EXPANSION * self.xml_bytes):
-            raise InputError(self.source, f"refused: sheet {self.sheet_name!r} repeats its shared strings into "
-                             f"{total:,} bytes of text, more than {EXPANSION} times its XML (a sharedStrings bomb?)")
-
-    def _whole_cells(self, book: zipfile.ZipFile, info: zipfile.ZipInfo) -> Iterator[bytes]:
-        """The sheet part again, in blocks cut before a tag."""
+    def find_user(self, book: zipfile.ZipFile, info: zipfile.ZipInfo) -> None:
+        """Refuse the shared string over the limit, naming the first cell that uses it."""
+        index = self.long_shared
+        needle = re.compile(rb"<(?:\w+:)?c\b([^>]*)>\s*<(?:\w+:)?v>\s*" + str(index).encode() + rb"\s*<")
         pending = b""
         for block in _inflate(book, info, self.source):
             data = pending + block
-            cut = data.rfind(b"<")
-            if cut <= 0 or len(data) - cut > cell_cap(self.limit):
-                cut = len(data)
-            yield data[:cut]
-            pending = data[cut:]
-        if pending:
-            yield pending
+            for found in needle.finditer(data):
+                if b't="s"' in found.group(1):
+                    raise self._error(found.group(1), index)
+            pending = data[-256:]
+        raise self._error(b"", index)
+
+    def bound_expansion(self, sheet: bytes, spans: np.ndarray) -> None:
+        """Refuse a sheet whose shared-string references make more text than
+        :data:`EXPANSION` times the XML read (and more than :data:`BUDGET` bytes)."""
+        indices = np.array([int(m.group(1)) for m in _SHARED_CELL.finditer(sheet)], dtype=np.int64)
+        total = int(spans[indices[indices < len(spans)]].sum())
+        if total > max(BUDGET, EXPANSION * self.xml_bytes):
+            raise InputError(self.source, f"refused: sheet {self.sheet_name!r} repeats its shared strings into "
+                             f"{total:,} bytes of text, more than {EXPANSION} times its XML (a sharedStrings bomb?)")
 
 
 def _where(tag: bytes) -> dict[str, Any]:

@@ -30,6 +30,7 @@ import numpy as np
 import pyarrow as pa
 
 from ._text import display_name
+from .arrays import int_array, valid_mask
 from .errors import InputError
 from .table import Chunk
 from .workbook_guard import EXCEL_CELL_CHARS, check_workbook
@@ -78,13 +79,15 @@ class XlsxReader:
         book = check_workbook(name, self.source, sheet, limit)
         self.sheets: list[str] = book.sheets
         self.sheet: str = book.sheets[book.index]
-        try:
-            loaded = fastexcel.read_excel(name).load_sheet(
+        try:  # the parts checked, inflated once: the reader need not inflate them again
+            loaded = fastexcel.read_excel(book.data).load_sheet(
                 book.index, header_row=None, skip_rows=0, dtypes="string", schema_sample_rows=1)
             table = loaded.to_arrow()
             letters = [column_letter(info.absolute_index) for info in loaded.selected_columns]
         except Exception as exc:  # fastexcel's errors: a damaged or foreign file
             raise InputError(self.source, f"not a readable .xlsx workbook ({' '.join(str(exc).split())})") from None
+        finally:
+            del book
         self._letters = letters
         self._where = f"sheet {self.sheet!r}"
         self._rows, self._numbers = self._data(table)
@@ -95,7 +98,7 @@ class XlsxReader:
         columns = [table.column(i) for i in range(table.num_columns)]
         valid = np.zeros(table.num_rows, dtype=bool)
         for column in columns:
-            valid |= np.asarray(column.is_valid())
+            valid |= valid_mask(column)
         filled = np.flatnonzero(valid)
         if not len(filled):
             raise InputError(self.source, f"{self._where} is empty; expected a header row", row=1)
@@ -113,14 +116,14 @@ class XlsxReader:
         rows = filled[filled > head]
         width = len(names)
         for column, letter in zip(columns[width:], self._letters[width:]):
-            beyond = np.flatnonzero(np.asarray(column.is_valid())[rows])
+            beyond = np.flatnonzero(valid_mask(column)[rows])
             if len(beyond):
                 number = int(rows[beyond[0]]) + 1
                 raise InputError(self.source, f"{self._where}: a value beyond the {width} named columns "
                                  f"(cell {letter}{number})", row=number)
         kept = [_text(column) for column in columns[:width]]
         if len(rows) != table.num_rows:
-            indices = pa.array(rows, pa.int64())
+            indices = int_array(rows)
             kept = [column.take(indices) for column in kept]
         return kept, rows + 1
 

@@ -18,13 +18,14 @@ spends some 9 microseconds a cell in Python: 10 s for 200,000 scored rows.
 """
 from __future__ import annotations
 
+import contextlib
 import zipfile
 from typing import Any, BinaryIO
 
 import numpy as np
 import pyarrow as pa
 
-from .arrays import string_array, string_scalar
+from .arrays import int_array, string_array, string_scalar
 from .cells import text_column
 from .errors import InputError
 from .table import MISSING, Chunk
@@ -114,7 +115,7 @@ class XlsxWriter:
             raise InputError(chunk.source, f"more than {EXCEL_ROWS:,} rows do not fit an Excel sheet; "
                              "write CSV or Parquet instead", **where)
         pc = _pc()
-        numbers = pc.cast(pa.array(np.arange(self._row + 1, self._row + n + 1, dtype=np.int64)), pa.string())
+        numbers = pc.cast(int_array(np.arange(self._row + 1, self._row + n + 1)), pa.string())
         assert self._columns is not None
         cells = [self._cells(chunk, name, j, numbers) for j, name in enumerate(self._columns)]
         rows = pc.binary_join_element_wise(string_scalar('<row r="'), numbers, string_scalar('">'), *cells,
@@ -175,9 +176,13 @@ class XlsxWriter:
             texts, string_scalar("</t></is></c>"), string_scalar(""))
 
     def abort(self) -> None:
-        """Give up the file (it is being discarded): nothing more is written."""
+        """Give up the file (it is being discarded): its handles are closed now, so that
+        nothing is left for the collector to finish (and to complain about)."""
+        for handle in (self._sheet, self._zip):
+            if handle is not None:
+                with contextlib.suppress(Exception):
+                    handle.close()
         self._sheet = None
-        self._zip = None  # type: ignore[assignment]
 
     def close(self) -> None:
         """Finish the sheet and write the workbook's other parts."""
@@ -288,7 +293,7 @@ def _checked_text(texts: Any, chunk: Chunk, name: str) -> Any:
     sizes = np.diff(offsets)
     where = np.flatnonzero(sizes > EXCEL_CELL_CHARS)
     if len(where):
-        lengths = np.asarray(pc.utf8_length(texts.take(pa.array(where))).fill_null(0))
+        lengths = np.asarray(pc.utf8_length(texts.take(int_array(where))).fill_null(0))
         over = where[lengths > EXCEL_CELL_CHARS]
         if len(over):
             i = int(over[0])
