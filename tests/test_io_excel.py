@@ -80,7 +80,7 @@ def test_sheets_by_name_or_number_and_excel_values(tmp_path):
     _book(path, {"first": [["id", "answer"], [1, "甲"]],
                  "2024": [[None], [None, "id", "answer", None], [None, 7, 0.5], [], [None, 42, 1 / 3]]})
     assert _read(path)[1] == {"id": ["1"], "answer": ["甲"]}
-    for sheet in ("2024", 1):  # a name (even one of digits); an int is 0-based
+    for sheet in ("2024", 2):  # a name (even one of digits); a number from 1
         columns, values, lines = _read(path, sheet=sheet)
         assert columns == ["id", "answer"]  # the header: the first row with a value, from its first cell
         assert values == {"id": ["7", "42"], "answer": ["0.5", "0.333333333"]}

@@ -101,7 +101,7 @@ def open_reader(
     ``encoding`` (CSV, TSV, JSON Lines, the ``coscore`` layout): any codec Python knows,
     or ``"auto"`` (a byte order mark, else charset-normalizer's guess, which is told to
     ``on_encoding(file, choice)``); default UTF-8. ``sheet`` (``.xlsx``): a sheet's name or
-    1-based number (an ``int`` is 0-based); default the first. ``max_cell_chars``: the most
+    number from 1 (as an ``int`` or a ``str``); default the first. ``max_cell_chars``: the most
     characters of one cell (default 1,000,000; Excel's 32,767 for ``.xlsx``).
 
     Raises :class:`InputError` for a missing or unreadable file, a bad header, a cell

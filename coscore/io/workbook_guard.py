@@ -76,7 +76,7 @@ class Workbook:
 
 def check_workbook(path: str, source: str, sheet: str | int | None, limit: int) -> Workbook:
     """Check the workbook at ``path`` and choose its sheet (``None``: the first; an int:
-    0-based; a str: the name, or a 1-based number when no sheet has that name).
+    its number from 1; a str: its name, or its number when no sheet has that name).
     Raises :class:`InputError` (one line) for a damaged or hostile file."""
     try:
         book = zipfile.ZipFile(path)
@@ -150,8 +150,8 @@ def choose_sheet(source: str, titles: list[str], sheet: str | int | None) -> int
     if sheet is None:
         return 0
     if isinstance(sheet, int):
-        if 0 <= sheet < len(titles):
-            return sheet
+        if 1 <= sheet <= len(titles):
+            return sheet - 1
     elif sheet in titles:
         return titles.index(sheet)
     elif sheet.strip().isdigit() and 1 <= int(sheet) <= len(titles):
