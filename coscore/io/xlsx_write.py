@@ -26,7 +26,7 @@ import numpy as np
 import pyarrow as pa
 
 from .arrays import int_array, string_array, string_scalar
-from .cells import text_column
+from .cells import offsets_of, text_bytes, text_column
 from .errors import InputError
 from .table import MISSING, Chunk
 from .workbook_guard import EXCEL_CELL_CHARS
@@ -289,7 +289,7 @@ def _checked_text(texts: Any, chunk: Chunk, name: str) -> Any:
         texts = texts.combine_chunks()
     if not len(texts) or texts.null_count == len(texts):
         return texts
-    offsets = _offsets(texts)
+    offsets = offsets_of(texts)
     sizes = np.diff(offsets)
     where = np.flatnonzero(sizes > EXCEL_CELL_CHARS)
     if len(where):
@@ -300,11 +300,10 @@ def _checked_text(texts: Any, chunk: Chunk, name: str) -> Any:
             raise InputError(chunk.source, f"a value of {int(lengths[lengths > EXCEL_CELL_CHARS][0]):,} characters "
                              f"does not fit an Excel cell ({EXCEL_CELL_CHARS:,} at most); write CSV or Parquet instead",
                              column=name, **chunk.where(i))
-    data = texts.buffers()[2]
-    if data is not None:
-        raw = memoryview(data)[int(offsets[0]) : int(offsets[-1])]
+    raw = text_bytes(texts)
+    if raw:
         for mark in _NONCHARACTERS:
-            at = bytes(raw).find(mark)
+            at = raw.find(mark)
             if at >= 0:
                 i = int(np.searchsorted(offsets, at + int(offsets[0]), side="right") - 1)
                 raise InputError(chunk.source, f"this value holds U+{mark.decode('utf-8').encode('utf-16-be').hex().upper()}, "
@@ -316,13 +315,7 @@ def _checked_text(texts: Any, chunk: Chunk, name: str) -> Any:
 def _escaped(texts: Any) -> Any:
     """Text made fit for an inline string: ``& < >`` as entities, ``_x`` as ``_x005F_x``
     and control characters (but tab and line feed) as ``_xHHHH_``."""
-    if not len(texts):
-        return texts
-    offsets = _offsets(texts)
-    data = texts.buffers()[2]
-    if data is None:
-        return texts
-    raw = bytes(memoryview(data)[int(offsets[0]) : int(offsets[-1])])
+    raw = text_bytes(texts)
     if not any(raw.find(bytes([b])) >= 0 for b in _SPECIAL):
         return texts
     pc = _pc()
@@ -335,16 +328,10 @@ def _escaped(texts: Any) -> Any:
     return texts
 
 
-def _offsets(texts: Any) -> np.ndarray:
-    wide = pa.types.is_large_string(texts.type)
-    offsets = np.frombuffer(texts.buffers()[1], dtype=np.int64 if wide else np.int32)
-    return offsets[texts.offset : texts.offset + len(texts) + 1]
-
-
 def _bytes_of(lines: Any) -> Any:
     """The concatenated values of a string array (nulls hold nothing), as a buffer."""
     if isinstance(lines, pa.ChunkedArray):
         lines = lines.combine_chunks()
-    offsets = _offsets(lines)
+    offsets = offsets_of(lines)
     return memoryview(lines.buffers()[2])[int(offsets[0]) : int(offsets[-1])]
 
