@@ -183,7 +183,7 @@ def test_xlsx_in_and_out(tmp_path):
     import zipfile
 
     sheet = zipfile.ZipFile(xlsx).read("xl/worksheets/sheet1.xml").decode("utf-8")
-    assert '<c r="B3" t="inlineStr"><is><t xml:space="preserve">=1+1</t>' in sheet  # text, not a formula
+    assert '<c r="B3" t="inlineStr"><is><t>=1+1</t>' in sheet  # text, not a formula
     assert '<c r="C2"><v>3.0</v></c>' in sheet  # a number
 
 

@@ -56,7 +56,7 @@ def test_numbers_stay_numbers_and_text_stays_text(tmp_path):
     _write(path, {"text": pa.array(["=1+1", "", None]), "score": pa.array([0.5, float("nan"), float("inf")]),
                   "n": pa.array([1, 2, None]), "ok": pa.array([True, False, None])})
     sheet = zipfile.ZipFile(path).read("xl/worksheets/sheet1.xml").decode()
-    assert '<c r="A2" t="inlineStr"><is><t xml:space="preserve">=1+1</t></is></c>' in sheet
+    assert '<c r="A2" t="inlineStr"><is><t>=1+1</t></is></c>' in sheet
     assert '<c r="B2"><v>0.5</v></c>' in sheet and 'r="B3"' not in sheet  # NaN: an empty cell
     assert '<c r="D2" t="b"><v>1</v></c>' in sheet
     _, values, _ = _read(path)

@@ -25,7 +25,7 @@ from typing import Any, BinaryIO
 import numpy as np
 import pyarrow as pa
 
-from .arrays import int_array, string_array, string_scalar
+from .arrays import bool_array, int_array, string_array, string_scalar
 from .cells import offsets_of, text_bytes, text_column
 from .errors import InputError
 from .table import MISSING, Chunk
@@ -170,10 +170,20 @@ class XlsxWriter:
         return self._text_cells(values, chunk, name, letter, numbers)
 
     def _text_cells(self, texts: Any, chunk: Chunk, name: str, letter: str, numbers: Any) -> Any:
+        """Inline strings; ``xml:space="preserve"`` only on a text that starts or ends with
+        white space (XML readers may trim it otherwise): 19 bytes a cell less to deflate."""
+        pc = _pc()
         texts = _escaped(_checked_text(texts, chunk, name))
-        return _pc().binary_join_element_wise(
-            string_scalar(f'<c r="{letter}'), numbers, string_scalar('" t="inlineStr"><is><t xml:space="preserve">'),
-            texts, string_scalar("</t></is></c>"), string_scalar(""))
+
+        def cells(opening: str) -> Any:
+            return pc.binary_join_element_wise(string_scalar(f'<c r="{letter}'), numbers, string_scalar(opening),
+                                               texts, string_scalar("</t></is></c>"), string_scalar(""))
+
+        plain = cells('" t="inlineStr"><is><t>')
+        spaced = _spaced_ends(texts)
+        if spaced is None:
+            return plain
+        return pc.if_else(bool_array(spaced), cells('" t="inlineStr"><is><t xml:space="preserve">'), plain)
 
     def abort(self) -> None:
         """Give up the file (it is being discarded): its handles are closed now, so that
@@ -310,6 +320,25 @@ def _checked_text(texts: Any, chunk: Chunk, name: str) -> Any:
                                  "which an .xlsx file cannot store; write CSV or Parquet instead",
                                  column=name, **chunk.where(i))
     return texts
+
+
+def _spaced_ends(texts: Any) -> np.ndarray | None:
+    """Which texts start or end with white space (a mask), or ``None`` when none does."""
+    if isinstance(texts, pa.ChunkedArray):
+        texts = texts.combine_chunks()
+    raw = text_bytes(texts)
+    if not raw:
+        return None
+    data = np.frombuffer(raw, dtype=np.uint8)
+    offsets = offsets_of(texts) - offsets_of(texts)[0]
+    filled = np.diff(offsets) > 0
+    space = (data == 32) | (data == 9) | (data == 10) | (data == 13)
+    first = np.zeros(len(texts), dtype=bool)
+    last = np.zeros(len(texts), dtype=bool)
+    first[filled] = space[offsets[:-1][filled]]
+    last[filled] = space[offsets[1:][filled] - 1]
+    mask = first | last
+    return mask if mask.any() else None
 
 
 def _escaped(texts: Any) -> Any:
