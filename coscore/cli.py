@@ -25,7 +25,7 @@ from .limits import add_arguments as add_limit_arguments
 from .limits import from_arguments as limits_from_arguments
 
 if TYPE_CHECKING:
-    from .io.scoring import Totals
+    from .pipeline.files import Totals
 
 PROG = "coscore"
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -42,9 +42,8 @@ PLUGINS: dict[str, tuple[str, str, str]] = {
             "pip install 'coscore[serve]'"),
 }
 
-#: Scoring engines for ``score --engine`` that take answer chunks (``dask`` reads and writes Parquet itself).
-#: ``None`` is :func:`coscore.io.scoring.local_engine`, imported when a run uses it.
-ENGINES: dict[str, Any] = {"local": None}
+#: Where ``score --engine`` scores: here, or on a Dask cluster (which reads and writes Parquet itself).
+ENGINES = ("local", "dask")
 
 
 #: The built-in subcommands, in the order ``--help`` lists them: name -> (one-line help,
@@ -190,7 +189,7 @@ def _score_arguments(p: argparse.ArgumentParser) -> None:
                    help="parallel workers for scoring (default 1)")
     p.add_argument("--chunk-size", type=_positive_int, default=65536, metavar="N",
                    help="rows read and scored at a time (default 65536)")
-    p.add_argument("--engine", choices=sorted([*ENGINES, "dask"]), default="local",
+    p.add_argument("--engine", choices=ENGINES, default="local",
                    help="where to score (default: local; dask: a Parquet dataset on a Dask cluster, -o OUT_DIR)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="with --engine dask: a Dask scheduler "
                    "(tcp://host:8786) or its scheduler file; default: a LocalCluster, one worker per core")
@@ -202,13 +201,13 @@ def cmd_score(args: argparse.Namespace) -> int:
     """Score every answer of DATA with RULE. Output: every input column in order, then
     coscore_score, coscore_combo_<ID> per combo and coscore_error (empty unless that answer
     failed)."""
-    from .io.answers import AnswerColumns
-    from .io.scoring import Totals, check_no_clash, local_engine, scored_chunks
+    from .io.blanks import AnswerColumns
+    from .pipeline.files import Totals, score_into
+    from .pipeline.results import check_no_clash
 
     rule, _ = load_rule(args.rule, limits_from_arguments(args))
     if args.engine == "dask":
         return _score_on_dask(rule, args)
-    engine = ENGINES[args.engine] or local_engine
     totals = Totals()
     with open_reader(args.data, args.format, args.chunk_size) as reader:
         fmt = reader.format
@@ -217,17 +216,15 @@ def cmd_score(args: argparse.Namespace) -> int:
             _error(f"note: {reader.source} looks like the original CoScore layout; "
                    "give --format coscore to read it so (blanks split on '-', mark in 'score')")
         check_no_clash(reader.source, reader.columns, rule.combo_ids)
-        chunks = scored_chunks(rule, reader.chunks(), columns, jobs=args.jobs, engine=engine, totals=totals,
-                               decimals=args.decimals)
-        output = open_writer(args.output, args.output_format, bom=args.excel)
-        # closing: whatever stops the run (an error in any stage, Ctrl-C) stops the reading thread too
-        with contextlib.closing(chunks), _progress(args.progress, reader) as bar, output as writer:
+        with _progress(args.progress, reader) as bar, open_writer(args.output, args.output_format,
+                                                                   bom=args.excel) as writer:
             with _gc_per_chunk() as collect:
-                for chunk in chunks:
-                    check_no_clash(chunk.source, chunk.columns[: -len(rule.combo_ids) - 2], rule.combo_ids)
-                    writer.write(chunk)
+                def each(chunk: Any) -> None:
                     bar.advance(chunk)
                     collect()
+
+                score_into(rule, reader.chunks(), columns, writer, jobs=args.jobs, totals=totals,
+                           decimals=args.decimals, each=each)
     return _finish(totals, args.strict)
 
 
@@ -249,7 +246,7 @@ def _score_on_dask(rule: Any, args: argparse.Namespace) -> int:
         from .dask import ClusterError, score_files
     except ImportError as exc:
         raise UsageError(f"--engine dask needs: pip install 'coscore[dask]' ({exc})") from None
-    from .io.scoring import Totals
+    from .pipeline.files import Totals
 
     totals = Totals()
     progress = sys.stderr.isatty() if args.progress is None else args.progress
@@ -388,7 +385,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 def _data_blanks(args: argparse.Namespace) -> tuple[int, int]:
     """The fewest and the most blanks among DATA's first rows (its header for tables; a
     table that looks like the original CoScore layout, text[,score], is read so)."""
-    from .io.answers import AnswerColumns
+    from .io.blanks import AnswerColumns
+    from .pipeline.tables import answer_lists
 
     fmt = format_of(args.data, args.format, default="csv")
     if fmt in ("csv", "tsv") and not args.blanks:
@@ -400,7 +398,7 @@ def _data_blanks(args: argparse.Namespace) -> tuple[int, int]:
         if columns.blanks:
             return len(columns.blanks), len(columns.blanks)
         for chunk in reader.chunks():
-            counts = [len(a) for a in columns.answers(chunk)]
+            counts = [len(a) for a in answer_lists(columns.select(chunk))]
             if counts:
                 return min(counts), max(counts)
     raise UsageError(f"{args.data}: no rows to count the blanks of")
@@ -492,7 +490,7 @@ def _explained_rows(rule: Any, args: argparse.Namespace) -> list[tuple[dict[str,
             raise UsageError("--where disagree needs the teachers' marks: give --label COL")
         from .report import disagreement_order
 
-        chosen = disagreement_order(rule.score_many(table.answers).scores, table.marks)
+        chosen = disagreement_order(table.score(rule).scores, table.marks)
     out = []
     for i in chosen[: args.limit]:
         where: dict[str, Any] = {"row": i + 1, "id": ids[i]}
@@ -599,7 +597,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if name in rule_files:
             rule = load_rule(name)[0]
             shown = _unique(os.path.basename(name), [s.name for s in scorers])
-            scorers.append(Scorer(shown, rule.score_many(table.answers).scores, rule, Provenance.of(table.source, name)))
+            scorers.append(Scorer(shown, table.score(rule).scores, rule, Provenance.of(table.source, name)))
         elif name in table.columns:
             scorers.append(Scorer(_unique(name, [s.name for s in scorers]), table.numbers(name)))
         else:
