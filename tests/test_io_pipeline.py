@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import coscore
 from coscore import cli
+from coscore.cli import score as score_command
 from coscore.io import open_reader
 from coscore.io.cells import cell_text, float_texts, text_column
 
@@ -171,7 +172,7 @@ def test_ctrl_c_while_scoring_stops_every_thread(tmp_path, capsys, monkeypatch):
             raise KeyboardInterrupt
         return rule.score_many(answers, jobs=jobs)
 
-    monkeypatch.setitem(cli.ENGINES, "local", interrupted)
+    monkeypatch.setitem(score_command.ENGINES, "local", interrupted)
     rule, _ = _files(tmp_path, 100)
     out = tmp_path / "out.csv"
     status = cli.main(["score", rule, str(tmp_path / "in.csv"), "-o", str(out), "--chunk-size", "10",
