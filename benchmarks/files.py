@@ -95,7 +95,7 @@ def _environment(folder: Path) -> dict[str, str]:
 
 
 #: What a ``coscore score`` run of CSV to CSV imports before it reads a row.
-_SCORE_IMPORTS = "import coscore.cli, coscore.pipeline.files, coscore.io.columnar_csv, coscore.io.delimited, coscore.rule"
+_SCORE_IMPORTS = "import coscore.cli.score, coscore.pipeline.files, coscore.io.columnar_csv, coscore.io.delimited, coscore.rule"
 
 
 def startup(folder: Path, repeat: int) -> float:
