@@ -121,8 +121,9 @@ def _tokens(values: np.ndarray, kinds: np.ndarray) -> np.ndarray:
     return tokens
 
 
-def score_answers(rule: Rule, answers: Sequence[list]) -> Batch:
-    """The answers of a task scored by ``rule``: the one scoring call a task makes."""
+def score_answers(rule: Rule, answers: Any) -> Batch:
+    """The answers of a task scored by ``rule``: the one scoring call a task makes.
+    ``answers`` are lists of blanks, or blank columns (see :meth:`coscore.Rule.score_many`)."""
     return rule.score_many(answers)
 
 
