@@ -64,7 +64,7 @@ import pyarrow.csv as pa_csv  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
 import coscore  # noqa: E402
-from coscore.columns import answers_from_columns  # noqa: E402
+from coscore.pipeline.tables import answers_from_columns  # noqa: E402
 from benchmarks import workloads  # noqa: E402
 
 RULES = ("lane-change", "lab-tools")
@@ -104,7 +104,7 @@ def _environment(folder: Path) -> dict[str, str]:
 
 
 #: What a ``coscore score`` run of CSV to CSV imports before it reads a row.
-_SCORE_IMPORTS = "import coscore.cli, coscore.io.scoring, coscore.io.columnar_csv, coscore.io.delimited, coscore.rule"
+_SCORE_IMPORTS = "import coscore.cli.score, coscore.pipeline.files, coscore.io.columnar_csv, coscore.io.delimited, coscore.rule"
 
 
 def startup(folder: Path, repeat: int) -> float:

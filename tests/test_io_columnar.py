@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import coscore
 from coscore.cli import main
-from coscore.columns import answers_from_columns
+from coscore.pipeline.tables import answers_from_columns
 from coscore.io import InputError, open_reader, open_writer
 from coscore.io.cells import float_texts, quoted
 from conftest import load_cases

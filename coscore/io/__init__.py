@@ -19,7 +19,6 @@ from typing import Any, Protocol
 
 from ._text import open_file
 from .atomic import atomic_output
-from .background import WriteBehind
 from .errors import InputError
 from .legacy import split_blanks
 from .sources import ChainedReader, expand
@@ -52,12 +51,12 @@ DEFAULT_CHUNK_SIZE = 65536
 
 
 def __getattr__(name: str) -> Any:
-    # AnswerColumns and ID_COLUMN (coscore.io.answers) need the engine and numpy: imported
-    # when first used, so that reading and writing alone, and the command's start, do not.
+    # AnswerColumns and ID_COLUMN (coscore.io.blanks) need pyarrow and numpy: imported
+    # when first used, so that the command's start does not.
     if name in ("AnswerColumns", "ID_COLUMN"):
-        from . import answers
+        from . import blanks
 
-        return getattr(answers, name)
+        return getattr(blanks, name)
     raise AttributeError(f"module 'coscore.io' has no attribute {name!r}")
 
 
@@ -196,9 +195,8 @@ def open_writer(
 ) -> Iterator[Writer]:
     """Open ``path`` for writing in format ``fmt`` (default: from the extension, and
     CSV for standard output; an extension coscore does not know is an error). The
-    file appears, complete, only when the block ends without an exception. Chunks
-    are written by a thread, behind the caller (an error surfaces at a later
-    ``write`` or when the block ends). With
+    file appears, complete, only when the block ends without an exception (then the
+    writer is closed; after an exception, its ``abort`` is called if it has one). With
     ``bom``, CSV and TSV start with a UTF-8 byte order mark, so that Excel reads
     them as UTF-8."""
     to_stdout = path is None or os.fspath(path) == "-"
@@ -216,12 +214,13 @@ def open_writer(
         make.check_available()
     with atomic_output(path, binary=fmt != "jsonl") as stream:
         writer = make(stream, fmt, target, bom=bom) if fmt in ("csv", "tsv") else make(stream, target)
-        behind = WriteBehind(writer)  # encoding and writing overlap with what comes next
         try:
-            yield behind
-            behind.close()  # an error of the writing thread may surface here
+            yield writer
+            writer.close()  # closing can fail too (the xlsx writer finishes its zip): then abort
         except BaseException:
-            behind.abort()
+            abort = getattr(writer, "abort", None)
+            if abort is not None:
+                abort()
             raise
 
 

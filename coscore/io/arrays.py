@@ -87,3 +87,21 @@ def float_values(array: Any) -> np.ndarray:
     values = values.copy()
     values[bits == 0] = np.nan
     return values
+
+
+def is_text(kind: Any) -> bool:
+    """Whether an Arrow type holds text as it is: ``string`` or ``large_string``, text
+    dictionary-encoded, or nulls only (each an empty text)."""
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_null(kind)
+
+
+def text_lists(lists: Any) -> bool:
+    """Whether every row of ``lists`` is a list of texts: an Arrow list array of strings
+    (or of nulls, each an empty text) without a null list."""
+    kind = getattr(lists, "type", None)
+    if kind is None or not (pa.types.is_list(kind) or pa.types.is_large_list(kind)) or lists.null_count:
+        return False
+    item = kind.value_type
+    return pa.types.is_string(item) or pa.types.is_large_string(item) or pa.types.is_null(item)
