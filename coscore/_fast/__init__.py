@@ -9,6 +9,9 @@
 - :class:`BlankColumns` -- blank columns as Arrow strings, deduplicated on their UTF-8 bytes;
   the compiled form gives the distinct texts as a ``Texts`` (module ``texts``: the texts
   decoded in C, which the compiled kernels read as they read a list of ``str``)
+- the plain statements of two atoms' semantics, the same in both implementations (module
+  ``_common``, pure Python): :func:`group_hits` (SM: one group's ordered walk) and
+  :func:`tokens` (CS: the token counts of a text)
 
 The compiled modules (``lcs``, ``jaccard``, ``substring``, ``batch``, ``arrow``: Cython and C, working
 on the code points of ``str`` objects and releasing the GIL in their loops) each have a
@@ -16,7 +19,9 @@ pure-Python twin (``lcs_py``, ...) with the same names and results bit for bit. 
 implementation is chosen once, at import: ``COSCORE_IMPLEMENTATION=python`` or ``cython``
 forces one (``cython`` raises ImportError when the compiled modules are missing); unset,
 the compiled modules are used when they import, else the twins. :data:`IMPLEMENTATION`
-says which. Import the kernels from here, never from the modules themselves.
+says which. Import the kernels from here, never from the modules themselves: this is the
+one module that chooses between the two (a compiled module never imports a twin, nor a
+twin a compiled module; what both need is in ``_common``).
 """
 from __future__ import annotations
 
@@ -24,6 +29,8 @@ import importlib
 import os
 from types import ModuleType
 from typing import TYPE_CHECKING
+
+from ._common import group_hits, tokens
 
 __all__ = [
     "BlankColumns",
@@ -36,11 +43,13 @@ __all__ = [
     "dedup_answers",
     "dedup_strings",
     "distinct_texts",
+    "group_hits",
     "joined_column",
     "longest",
     "modules",
     "token",
     "token_tables",
+    "tokens",
     "tune_malloc",
 ]
 
