@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from ._common import group_hits, tokens
 
 __all__ = [
+    "BUILD_NOTE",
     "BlankColumns",
     "IMPLEMENTATION",
     "JaccardScorer",
@@ -80,7 +81,35 @@ def _choose() -> tuple[str, dict[str, ModuleType]]:
         return "python", _load("python")
 
 
+def _build_note() -> str | None:
+    """The note a build that could not compile the kernels left in the package, else None."""
+    import importlib.resources
+
+    note = importlib.resources.files(__name__).joinpath("build-note.txt")
+    try:
+        text = " ".join(note.read_text(encoding="utf-8").split()) if note.is_file() else ""
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text or None
+
+
 IMPLEMENTATION, _modules = _choose()
+
+#: Why this install has no compiled kernels, in one line, when its build said so: a build
+#: that found no working C compiler (or no Python headers, or no Cython) installs the twins
+#: and leaves this note, which is also given once per process as a UserWarning (never in
+#: worker processes, nor when ``COSCORE_IMPLEMENTATION=python`` asks for the twins). None
+#: otherwise.
+BUILD_NOTE: str | None = None
+if IMPLEMENTATION == "python" and not os.environ.get("COSCORE_IMPLEMENTATION", "").strip():
+    BUILD_NOTE = _build_note()
+    if BUILD_NOTE is not None:
+        import multiprocessing
+        import warnings
+
+        if multiprocessing.parent_process() is None:   # one line, from here (no source line shown)
+            warnings.warn_explicit(f"{BUILD_NOTE} (COSCORE_IMPLEMENTATION=python: the same without this warning)",
+                                   UserWarning, __file__, 0, module=__name__)
 
 if TYPE_CHECKING:   # the compiled modules' stubs (lcs.pyi, ...) describe both implementations
     from .arrow import BlankColumns
