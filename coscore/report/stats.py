@@ -22,12 +22,13 @@ ETS's usual thresholds are flagged: QWK >= 0.70 and |SMD| <= 0.15.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
+
+from .counts import PAIR_FIGURES, PairColumns, Sample, centre, value
 
 #: The integer score scale of the kappas and the confusion matrix.
 SCALE: tuple[int, ...] = tuple(range(11))
@@ -110,7 +111,8 @@ def quadratic_weighted_kappa(human: Sequence[int], pred: Sequence[int], categori
 def agreement(human: Any, pred: Any) -> Agreement:
     """Agreement of ``pred`` with ``human`` (equal-length numeric sequences).
 
-    Rows where either value is NaN or ``None`` are left out (and counted).
+    Rows where either value is NaN or ``None`` are left out (and counted). The figures are
+    those of :class:`.counts.PairColumns` over the rows (the formulas of the module doc).
     """
     h_all, p_all = _floats(human), _floats(pred)
     if h_all.shape != p_all.shape:
@@ -118,31 +120,20 @@ def agreement(human: Any, pred: Any) -> Agreement:
     has_h, has_p = ~np.isnan(h_all), ~np.isnan(p_all)
     both = has_h & has_p
     h, p = h_all[both], p_all[both]
-    n = int(h.size)
     rh_raw, rp_raw = round_half_up(h), round_half_up(p)
     lo, hi = SCALE[0], SCALE[-1]
     clipped = int(((rh_raw < lo) | (rh_raw > hi)).sum() + ((rp_raw < lo) | (rp_raw > hi)).sum())
     rh, rp = np.clip(rh_raw, lo, hi), np.clip(rp_raw, lo, hi)
-    sd_h, sd_p = _sd(h), _sd(p)
+    ones = np.ones((1, h.size))
+    figures = PairColumns(h, p, (centre(h, ones[0]), centre(p, ones[0]))).figures(Sample(ones))
     return Agreement(
-        n=n,
-        mean_human=float(h.mean()) if n else None,
-        mean_pred=float(p.mean()) if n else None,
-        sd_human=sd_h,
-        sd_pred=sd_p,
-        exact_agreement=float((rh == rp).mean()) if n else None,
-        adjacent_agreement=float((np.abs(rh - rp) <= 1).mean()) if n else None,
-        qwk=quadratic_weighted_kappa(rh, rp),
-        pearson_r=_pearson(h, p, sd_h, sd_p),
-        smd=_smd(h, p, sd_h, sd_p),
+        **{key: value(figures, key) for key in PAIR_FIGURES if key != "n"},
+        n=int(h.size),
         confusion=_confusion(rh, rp, len(SCALE)).tolist(),
         n_rows=int(h_all.size),
         n_without_label=int((~has_h).sum()),
         n_without_pred=int((has_h & ~has_p).sum()),
         n_clipped=clipped,
-        kappa=cohen_kappa(rh, rp),
-        rmse=float(np.sqrt(((p - h) ** 2).mean())) if n else None,
-        r2=_r2(h, p),
     )
 
 
@@ -158,11 +149,6 @@ def cohen_kappa(human: Sequence[int], pred: Sequence[int], categories: int = len
     return (float(np.trace(observed)) / n - chance) / (1 - chance)
 
 
-def _r2(h: np.ndarray, p: np.ndarray) -> float | None:
-    total = float(((h - h.mean()) ** 2).sum()) if h.size else 0.0
-    return None if total == 0 else 1.0 - float(((h - p) ** 2).sum()) / total
-
-
 def _floats(values: Any) -> np.ndarray:
     """``values`` as a float64 array, ``None`` as NaN (a float array passes as it is)."""
     if isinstance(values, np.ndarray) and values.dtype.kind == "f":
@@ -170,28 +156,9 @@ def _floats(values: Any) -> np.ndarray:
     return np.asarray([np.nan if v is None else v for v in values], dtype=np.float64)
 
 
-def _sd(x: np.ndarray) -> float | None:
-    return float(x.std(ddof=1)) if x.size >= 2 else None
-
-
-def _pearson(h: np.ndarray, p: np.ndarray, sd_h: float | None, sd_p: float | None) -> float | None:
-    if not sd_h or not sd_p:
-        return None
-    cov = float(((h - h.mean()) * (p - p.mean())).sum()) / (h.size - 1)
-    return max(-1.0, min(1.0, cov / (sd_h * sd_p)))
-
-
-def _smd(h: np.ndarray, p: np.ndarray, sd_h: float | None, sd_p: float | None) -> float | None:
-    if sd_h is None or sd_p is None:
-        return None
-    pooled = math.sqrt((sd_h**2 + sd_p**2) / 2)
-    return None if pooled == 0 else (float(p.mean()) - float(h.mean())) / pooled
-
-
 def _confusion(h: np.ndarray, p: np.ndarray, categories: int) -> np.ndarray:
-    matrix = np.zeros((categories, categories), dtype=np.int64)
-    np.add.at(matrix, (h.astype(np.int64), p.astype(np.int64)), 1)
-    return matrix
+    cells = h.astype(np.int64) * categories + p.astype(np.int64)
+    return np.bincount(cells, minlength=categories * categories).reshape(categories, categories)
 
 
 
