@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
-from .counts import Sample, tally
+from .counts import Sample, tally, tally_within
 
 #: Default number of resamples and seed.
 RESAMPLES = 1000
@@ -75,8 +75,10 @@ class Resampling:
             raise ValueError(f"no resampling method {method!r} (methods: {', '.join(METHODS)})")
         self.n = len(columns[0]) if columns else 0
         found = None
-        if method != "rows":
-            found = tally(columns, None if method == "counts" else self.n // 2)
+        if method == "counts":
+            found = tally(columns)
+        elif method is None:
+            found = tally_within(columns, self.n // 2)
         self.method = "counts" if found is not None else "rows"
         if found is not None:
             self.values, self.counts = found.values, found.counts

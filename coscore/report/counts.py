@@ -30,6 +30,8 @@ PAIR_FIGURES: tuple[str, ...] = (
     "n", "mean_human", "mean_pred", "sd_human", "sd_pred", "exact_agreement", "adjacent_agreement", "qwk",
     "kappa", "pearson_r", "rmse", "r2", "smd",
 )
+#: The relative size below which a difference of two sums counts as rounding, not as a value.
+ROUNDING = 1e-9
 #: The true-score figures (keys of :meth:`TrueScoreColumns.figures`).
 TRUE_SCORE_FIGURES: tuple[str, ...] = (
     "n", "n_double", "variance_of_errors", "true_score_variance", "mse_true", "prmse",
@@ -48,10 +50,16 @@ class Tally:
         return int(self.counts.size)
 
 
-def tally(columns: Sequence[np.ndarray], limit: int | None = None) -> Tally | None:
-    """The distinct tuples of equal-length float ``columns`` (NaN equals NaN), or ``None``
-    when there are more than ``limit`` of them (decided without listing them all when the
-    columns' own distinct values already say so)."""
+def tally(columns: Sequence[np.ndarray]) -> Tally:
+    """The distinct tuples of equal-length float ``columns`` (NaN equals NaN) and their counts."""
+    found = tally_within(columns, None)
+    return found if found is not None else _tally_bytes(columns)
+
+
+def tally_within(columns: Sequence[np.ndarray], limit: int | None) -> Tally | None:
+    """:func:`tally`, or ``None`` when there are more than ``limit`` distinct tuples
+    (decided without listing them all when one column's distinct values already say so),
+    or when the tuples are too many to code in 62 bits."""
     n = len(columns[0]) if columns else 0
     key = np.zeros(n, dtype=np.int64)
     radix = 1
@@ -59,11 +67,10 @@ def tally(columns: Sequence[np.ndarray], limit: int | None = None) -> Tally | No
         uniques, codes = np.unique(column, return_inverse=True)
         if limit is not None and uniques.size > limit:
             return None
-        radix_next = radix * max(1, uniques.size)
-        if radix_next >= 1 << 62:
-            return None if limit is not None else _tally_bytes(columns)
-        key += codes.reshape(-1).astype(np.int64) * radix
-        radix = radix_next
+        radix *= max(1, uniques.size)
+        if radix >= 1 << 62:
+            return None
+        key = key * uniques.size + codes.reshape(-1)
     _, first, counts = np.unique(key, return_index=True, return_counts=True)
     if limit is not None and first.size > limit:
         return None
@@ -89,7 +96,7 @@ def rounded(values: np.ndarray) -> np.ndarray:
 def centre(values: np.ndarray, weights: np.ndarray) -> float:
     """The weighted mean of ``values`` under one row of weights (0 when the weights are all 0)."""
     total = float(weights.sum())
-    return float(weights @ values) / total if total else 0.0
+    return float(np.einsum("k,k->", weights, values)) / total if total else 0.0
 
 
 class Sample:
@@ -129,8 +136,9 @@ class PairColumns:
         h, p = human - centres[0], pred - centres[1]
         rh, rp = rounded(human), rounded(pred)
         self.codes = rh.astype(np.int64), rp.astype(np.int64)
-        self.columns = [h, p, h * h, p * p, h * p, (pred - human) ** 2, (rh == rp) * 1.0,
-                        (np.abs(rh - rp) <= 1) * 1.0, (rh - rp) ** 2, rh, rp, rh * rh, rp * rp]
+        gap = rh - rp
+        self.columns = [h, p, h * h, p * p, h * p, np.square(pred - human), (gap == 0).astype(np.float64),
+                        (np.abs(gap) <= 1).astype(np.float64), gap * gap, rh, rp, rh * rh, rp * rp]
 
     def figures(self, sample: Sample) -> dict[str, np.ndarray]:
         """Every figure of ``pred`` against ``human`` in each sample of ``sample``: arrays
@@ -191,9 +199,11 @@ class TrueScoreColumns:
         with np.errstate(divide="ignore", invalid="ignore"):
             errors = s_err / np.where(s_double > 0, s_double, np.nan)
             mean = s_marks / m  # the mean mark, less centre_mark
-            true_var = (s_dev - m * mean * mean - (n - 1) * errors) / (m - (n + 3 * s_double) / m)
+            spread, noise = s_dev - m * mean * mean, (n - 1) * errors
+            true_var = (spread - noise) / (m - (n + 3 * s_double) / m)
             mse = (s_sq - n * errors) / m
-            prmse = np.where(true_var > 0, 1.0 - mse / true_var, np.nan)
+            # positive beyond rounding: a true-score variance of 0 must not come out as 1e-18
+            prmse = np.where(spread - noise > ROUNDING * (np.abs(spread) + np.abs(noise)), 1.0 - mse / true_var, np.nan)
         return {"n": n, "n_double": s_double, "variance_of_errors": errors, "true_score_variance": true_var,
                 "mse_true": mse, "prmse": prmse}
 

@@ -24,7 +24,7 @@ scores:
   - ``PRMSE = 1 - mse / vt``
 
   undefined without a double-marked row, and (unlike RSMTool, which divides anyway) when
-  ``vt <= 0``. With every row double-marked this is ``vt = var(hbar) - ve / 2`` and
+  ``vt`` is not positive (beyond rounding: its numerator under 1e-9 of its two terms). With every row double-marked this is ``vt = var(hbar) - ve / 2`` and
   ``mse = mean((hbar - p)²) - ve / 2``. RSMTool leaves out marks of 0 by default; coscore
   keeps them (0 is a mark on its scale).
 """
@@ -156,5 +156,6 @@ def mark_centre(human: np.ndarray, second: np.ndarray, weights: np.ndarray) -> f
     """The mean of all marks (first and second) under one row of tuple weights."""
     double = ~np.isnan(second)
     total = float(weights.sum() + weights[double].sum())
-    return (float(weights @ human) + float(weights[double] @ second[double])) / total if total else 0.0
+    marks = np.einsum("k,k->", weights, human) + np.einsum("k,k->", weights[double], second[double])
+    return float(marks) / total if total else 0.0
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .counts import PAIR_FIGURES, PairColumns, Sample, centre, value
+from .counts import PAIR_FIGURES, PairColumns, Sample, centre, tally, value
 
 #: The integer score scale of the kappas and the confusion matrix.
 SCALE: tuple[int, ...] = tuple(range(11))
@@ -112,24 +112,26 @@ def agreement(human: Any, pred: Any) -> Agreement:
     """Agreement of ``pred`` with ``human`` (equal-length numeric sequences).
 
     Rows where either value is NaN or ``None`` are left out (and counted). The figures are
-    those of :class:`.counts.PairColumns` over the rows (the formulas of the module doc).
+    those of :class:`.counts.PairColumns` over the distinct (mark, score) pairs weighted by
+    their counts (the formulas of the module doc).
     """
     h_all, p_all = _floats(human), _floats(pred)
     if h_all.shape != p_all.shape:
         raise ValueError(f"human and pred differ in length: {h_all.size} and {p_all.size}")
     has_h, has_p = ~np.isnan(h_all), ~np.isnan(p_all)
     both = has_h & has_p
-    h, p = h_all[both], p_all[both]
+    pairs = tally([h_all[both], p_all[both]])  # the distinct (mark, score) pairs and their counts
+    h, p, counts = pairs.values[:, 0], pairs.values[:, 1], pairs.counts
     rh_raw, rp_raw = round_half_up(h), round_half_up(p)
     lo, hi = SCALE[0], SCALE[-1]
-    clipped = int(((rh_raw < lo) | (rh_raw > hi)).sum() + ((rp_raw < lo) | (rp_raw > hi)).sum())
+    clipped = int(counts @ ((rh_raw < lo) | (rh_raw > hi)) + counts @ ((rp_raw < lo) | (rp_raw > hi)))
     rh, rp = np.clip(rh_raw, lo, hi), np.clip(rp_raw, lo, hi)
-    ones = np.ones((1, h.size))
-    figures = PairColumns(h, p, (centre(h, ones[0]), centre(p, ones[0]))).figures(Sample(ones))
+    weights = counts.astype(np.float64)
+    figures = PairColumns(h, p, (centre(h, weights), centre(p, weights))).figures(Sample(weights[None, :]))
     return Agreement(
         **{key: value(figures, key) for key in PAIR_FIGURES if key != "n"},
-        n=int(h.size),
-        confusion=_confusion(rh, rp, len(SCALE)).tolist(),
+        n=int(both.sum()),
+        confusion=_confusion(rh, rp, len(SCALE), counts).tolist(),
         n_rows=int(h_all.size),
         n_without_label=int((~has_h).sum()),
         n_without_pred=int((has_h & ~has_p).sum()),
@@ -156,9 +158,10 @@ def _floats(values: Any) -> np.ndarray:
     return np.asarray([np.nan if v is None else v for v in values], dtype=np.float64)
 
 
-def _confusion(h: np.ndarray, p: np.ndarray, categories: int) -> np.ndarray:
+def _confusion(h: np.ndarray, p: np.ndarray, categories: int, counts: np.ndarray | None = None) -> np.ndarray:
     cells = h.astype(np.int64) * categories + p.astype(np.int64)
-    return np.bincount(cells, minlength=categories * categories).reshape(categories, categories)
+    matrix = np.bincount(cells, weights=counts, minlength=categories * categories)
+    return matrix.astype(np.int64).reshape(categories, categories)
 
 
 
