@@ -235,3 +235,16 @@ def test_tally_counts_distinct_tuples_with_nan():
     t = tally([np.array([1.0, 1, 2, 1]), np.array([NAN, NAN, 3, 4])])
     assert len(t) == 3 and sorted(t.counts.tolist()) == [1, 1, 2]
     assert tally_within([np.arange(10.0)], 5) is None and len(tally_within([np.arange(10.0)], 10)) == 10
+
+
+def test_the_docs_python_examples_run_and_print_what_they_say(capsys):
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "report.md").read_text(encoding="utf-8")
+    for block in re.findall(r"```python\n(.*?)```", doc, flags=re.S):
+        exec(compile(block, "docs/report.md", "exec"), {})  # noqa: S102 - the project's own docs
+        printed = [line.strip() for line in capsys.readouterr().out.splitlines()]
+        for line in block.splitlines():
+            if line.startswith("print(") and "# " in line:
+                assert line.split("# ", 1)[1].strip() in printed, (line, printed)

@@ -56,8 +56,10 @@ def cells(values: Sequence[Any]) -> list[str]:
     return ["" if v is None else str(v) for v in values]
 
 
-def group_stats(groups: Sequence[str], marks: np.ndarray, scores: np.ndarray) -> list[GroupStats]:
-    """The figures per value of ``groups`` (one name per row), sorted by name."""
+def group_stats(groups: Sequence[str], marks: Any, scores: Any) -> list[GroupStats]:
+    """The figures per value of ``groups`` (one name per row), sorted by name; ``marks``
+    and ``scores`` are numbers per row (NaN or ``None`` where missing)."""
+    marks, scores = np.asarray(marks, dtype=np.float64), np.asarray(scores, dtype=np.float64)
     names, codes = np.unique(np.asarray(groups, dtype=object).astype(str), return_inverse=True) if len(groups) \
         else (np.zeros(0, dtype=str), np.zeros(0, dtype=np.int64))
     both = ~np.isnan(marks) & ~np.isnan(scores)
