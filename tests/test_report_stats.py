@@ -248,3 +248,30 @@ def test_the_docs_python_examples_run_and_print_what_they_say(capsys):
         for line in block.splitlines():
             if line.startswith("print(") and "# " in line:
                 assert line.split("# ", 1)[1].strip() in printed, (line, printed)
+
+
+def test_full_report_with_second_marks_and_groups_in_text_json_and_html():
+    from coscore.labelled import Rows, Table
+    from coscore.report import Provenance, build_report, render_html, report_text
+
+    n = 8
+    columns = {}
+    for name, values in (("score_col", [0, 1, 2, 6, 4, 5, 6, 9]), ("mark2", [0, 1, 3, 3, None, 5, 6, 7]),
+                         ("school", ["a", "a", "a", "a", "b", "b", "b", "b"])):
+        columns[name] = Rows()
+        columns[name].add(values, n)
+    table = Table("t.csv", columns, [["x"]] * n, [{"line": i + 2} for i in range(n)], "mark",
+                  np.asarray([0, 1, 2, 3, 4, 5, 6, 7], dtype=float))
+    report = build_report(table, "score_col", Provenance("r.json", None, "t.csv", "2026-01-01"), None, "school", 2,
+                          "mark2")
+    plain = report_text(report)
+    assert "second marks: mark2 against mark on the 7 rows marked twice" in plain
+    assert "PRMSE" in plain and "disattenuated r" in plain and "degradation" in plain
+    assert "by school" in plain and "DSM" in plain
+    d = report.to_dict()
+    assert d["label2"] == "mark2" and d["consistency"]["true_score"]["n_double"] == 7
+    assert [g["value"] for g in d["groups"]] == ["a", "b"] and d["groups"][0]["flags"]["dsm_ok"] is False
+    pytest.importorskip("matplotlib")
+    page = render_html(report.agreement, "t", "mark", "score_col", report)
+    assert "Second marks (mark2)" in page and "PRMSE" in page and "By school" in page
+    assert '<span class="low">' in page
