@@ -18,7 +18,10 @@ Formulas (``h`` = human marks, ``p`` = coscore scores, over the ``n`` rows that 
 * SMD (RSMTool, pooled) = ``(mean(p) - mean(h)) / sqrt((sd(h)**2 + sd(p)**2) / 2)``,
   undefined when the denominator is 0.
 
-ETS's usual thresholds are flagged: QWK >= 0.70 and |SMD| <= 0.15.
+ETS's usual thresholds are flagged: QWK >= 0.70 and |SMD| <= 0.15. The figures are
+computed from the counts of the distinct (mark, score) pairs (:mod:`.counts`): in QWK,
+``sum(W * E)`` is ``(n sum(round(h)²) + n sum(round(p)²) - 2 sum(round(h)) sum(round(p))) /
+(100 n)``, the same number.
 """
 from __future__ import annotations
 
