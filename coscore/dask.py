@@ -28,10 +28,12 @@ import numpy as np
 import pyarrow as pa
 
 import coscore
-from coscore.io.answers import AnswerColumns
+from coscore.io.blanks import AnswerColumns
 from coscore.io.errors import InputError
-from coscore.io.pieces import Piece, natural_order, plan, score_piece
-from coscore.io.scoring import COMBO_PREFIX, ERROR_COLUMN, SCORE_COLUMN, check_no_clash
+from coscore.io.parquet import ParquetReader, ParquetWriter
+from coscore.io.pieces import Piece, natural_order, plan
+from coscore.pipeline.files import Totals, score_into
+from coscore.pipeline.results import COMBO_PREFIX, ERROR_COLUMN, SCORE_COLUMN, check_no_clash
 
 __all__ = ["ClusterError", "score", "score_files", "rule_payload"]
 
@@ -110,33 +112,6 @@ def _worker_rule(text: str, dialect: str, limits: coscore.Limits | None = None) 
 # -- one partition ------------------------------------------------------------------------
 
 
-def _blank_values(column: pd.Series) -> list:
-    """A blank column as a list of Python values, nulls as ``""``."""
-    import pandas as pd
-
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        column = column.astype(object)
-    if column.dtype != object:  # a string dtype (checked when the graph was built)
-        return column.to_numpy(dtype=object, na_value="").tolist()
-    return ["" if v is None or (not isinstance(v, str) and _is_null(v)) else v for v in column.tolist()]
-
-
-def _answers(df: pd.DataFrame, blanks: list) -> list:
-    """The answers of a partition: its blank columns as Arrow string arrays (scored as
-    they are, see :mod:`coscore.columns`); a column of other objects goes the slow way,
-    as lists of blanks, and each odd value fails its own answer only."""
-    try:
-        arrays = [pa.array(df[name], pa.string(), from_pandas=True) for name in blanks]
-        if arrays:
-            return arrays
-    except (TypeError, ValueError, pa.ArrowException):
-        pass
-    columns = [_blank_values(df[name]) for name in blanks]
-    if len(columns) == 1:  # a one-blank answer may be given as its string: no list per row
-        return [v if type(v) is str else [v] for v in columns[0]]
-    return [list(row) for row in zip(*columns)] if columns else [[] for _ in range(len(df))]
-
-
 def _errors_array(errors: list) -> pd.api.extensions.ExtensionArray:
     """``coscore_error`` as :data:`ERROR_DTYPE` (built through Arrow: much faster)."""
     import pandas as pd
@@ -150,15 +125,6 @@ def _errors_array(errors: list) -> pd.api.extensions.ExtensionArray:
     return pd.array(errors, dtype=_error_dtype())
 
 
-def _is_null(value: Any) -> bool:
-    import pandas as pd
-
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):  # list-like cells are not null
-        return False
-
-
 def _score_partition(df: pd.DataFrame, text: str, dialect: str, blanks: list, combo_ids: list,
                      limits: coscore.Limits | None = None) -> pd.DataFrame:
     """``df`` with the result columns appended (same rows, same order, same index)."""
@@ -166,8 +132,7 @@ def _score_partition(df: pd.DataFrame, text: str, dialect: str, blanks: list, co
     if list(rule.combo_ids) != list(combo_ids):  # cannot happen unless the versions differ
         raise RuntimeError(f"the worker compiled combos {rule.combo_ids}, expected {combo_ids}; "
                            "install the same coscore version on the client and every worker")
-    answers = _answers(df, blanks)
-    batch = rule.score_many(answers, read_ahead=False)   # a worker uses the threads Dask gives it
+    batch = rule.score_many(df[list(blanks)])   # the blank columns, as Arrow text (or odd cells one by one)
     out = df.copy(deep=False)
     out[SCORE_COLUMN] = np.asarray(batch.scores, dtype="float64")
     for cid in combo_ids:
@@ -275,7 +240,7 @@ def score_files(
     ``progress`` draws Dask's progress bar (:func:`distributed.progress`) on stderr.
 
     Returns the number of rows written. If ``totals`` is given (a
-    :class:`coscore.io.scoring.Totals`), its ``rows`` and ``errors`` (failed answers) grow
+    :class:`coscore.pipeline.files.Totals`), its ``rows`` and ``errors`` (failed answers) grow
     by what was written, as with the local engine. Raises :class:`coscore.io.InputError` for
     a missing input, a non-empty output directory or a bad column,
     :class:`coscore.RuleError` for an invalid rule, and :class:`ClusterError` when the
@@ -329,6 +294,28 @@ def _score_piece(piece: Piece, out_path: str, *, text: str, dialect: str, limits
                            "install the same coscore version on the client and every worker")
     totals = score_piece(rule, fs, piece, out_fs, out_path, columns)
     return totals.rows, totals.errors
+
+
+def score_piece(rule: coscore.Rule, fs: Any, piece: Piece, out_fs: Any, out_path: str, columns: AnswerColumns,
+                chunk_size: int = 65536) -> Totals:
+    """Score ``piece`` with ``rule`` into the Parquet file ``out_path`` of ``out_fs``
+    (replaced if it exists), as ``coscore score`` scores a file; what was written."""
+    with _open(fs, piece.path, "rb") as handle, _open(out_fs, out_path, "wb") as out:
+        reader = ParquetReader(piece.path, chunk_size, handle=handle, row_groups=list(piece.row_groups),
+                               first_row=piece.first_row)
+        writer = ParquetWriter(out, out_path)
+        totals = score_into(rule, reader.chunks(), columns, writer)
+        writer.close()
+    return totals
+
+
+def _open(fs: Any, path: str, mode: str) -> Any:
+    """``path`` of ``fs`` open in ``mode`` (``"rb"`` or ``"wb"``): a local file as an Arrow
+    file (read and written without the GIL), any other through fsspec."""
+    protocol = getattr(fs, "protocol", ())
+    if "file" in ((protocol,) if isinstance(protocol, str) else protocol):
+        return pa.OSFile(path, mode[0])
+    return fs.open(path, mode)
 
 
 def _score_dataframe(compiled: coscore.Rule, data: str | list[str], out_dir: str, blanks: list[str] | None,

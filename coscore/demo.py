@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from .io import AnswerColumns, open_reader
-from .io.scoring import SCORE_COLUMN, scored_chunks
+from .pipeline.files import scored_chunks
+from .pipeline.results import ERROR_COLUMN, SCORE_COLUMN
 from .report import QWK_THRESHOLD, SMD_THRESHOLD, Agreement, agreement
 
 _RULE_SUFFIX = ".rule.json"
@@ -80,7 +81,7 @@ def _score_one(task: str, rule_name: str, rule: Any, data_path: Path) -> DemoRes
             if columns.label:
                 marks.extend(float(m) for m in chunk.pylist(columns.label))
             scores.extend(chunk.pylist(SCORE_COLUMN))
-            errors += sum(e is not None for e in chunk.pylist("coscore_error"))
+            errors += sum(e is not None for e in chunk.pylist(ERROR_COLUMN))
         labelled = columns.label is not None
     stats = agreement(marks, scores) if labelled else None
     return DemoResult(task, rule_name, answers, marks if labelled else None, scores, errors, stats)

@@ -5,6 +5,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Literal
 
+from .messages import MESSAGE_LIMIT, shorten
+
+__all__ = ["Diagnostic", "MESSAGE_LIMIT", "RuleError", "Severity", "json_type", "shorten"]
+
 Severity = Literal["error", "warning"]
 
 
@@ -79,21 +83,3 @@ def json_type(value: Any) -> str:
     if isinstance(value, list):
         return "an array"
     return "an object" if isinstance(value, dict) else type(value).__name__
-
-
-#: The longest message (in characters) that coscore puts in an answer or a diagnostic.
-MESSAGE_LIMIT = 1000
-
-
-def shorten(text: str, limit: int = MESSAGE_LIMIT) -> str:
-    """``text`` cut to at most ``limit`` characters: its start, an ellipsis and its length.
-
-    ``shorten("x" * 5000, 40)`` is 20 ``x`` then ``"… (5,000 characters)"``. Text that
-    fits is returned unchanged.
-    """
-    if len(text) <= limit:
-        return text
-    tail = f"… ({len(text):,} characters)"
-    if len(tail) >= limit:
-        return text[:limit]
-    return text[: limit - len(tail)] + tail

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 
 from .diagnostics import shorten
-from .io import AnswerColumns, InputError, format_of, open_reader, split_blanks
-from .io.answers import ID_COLUMN
-from .io.listed import text_lists
+from .io import AnswerColumns, InputError, format_of, open_reader
+from .io.blanks import ID_COLUMN
+from .pipeline.tables import answer_lists
 
 #: Columns ``coscore score`` adds; never taken as blanks.
 RESULT_PREFIX = "coscore_"
@@ -96,7 +96,9 @@ class Table:
     """A data file in memory: ``answers[i]`` (blanks), ``columns`` (name -> values) and,
     with a label, ``marks`` (floats, NaN where empty). Columns, answers and places are
     :class:`Rows`: kept as the reader gave them (Arrow arrays where it could), a value
-    made a Python object only when it is read."""
+    made a Python object only when it is read. ``blanks`` are the answers as the engine
+    scores them (:meth:`coscore.io.AnswerColumns.select` of each chunk, joined):
+    :meth:`score` scores them."""
 
     source: str
     columns: dict[str, Rows]
@@ -104,9 +106,15 @@ class Table:
     places: Rows
     label: str | None
     marks: np.ndarray
+    blanks: Any = None
 
     def __len__(self) -> int:
         return len(self.answers)
+
+    def score(self, rule: Any) -> Any:
+        """Every answer scored by ``rule`` (a :class:`coscore.Rule`): its
+        :class:`~coscore.results.Batch`, in row order."""
+        return rule.score_many(self.blanks if self.blanks is not None else list(self.answers))
 
     @property
     def ids(self) -> Sequence[str]:
@@ -207,6 +215,7 @@ def read_table(
     columns: dict[str, Rows] = {}
     answers = Rows()
     places = Rows()
+    selected: list[Any] = []
     with open_reader(path, chosen) as reader:
         source = reader.source
         names = blanks
@@ -219,10 +228,13 @@ def read_table(
             skip = {ID_COLUMN, label, *exclude}
             names = [c for c in own if c not in skip]
         how = AnswerColumns.resolve(chosen, source, reader.columns, names or None, label)
+        select = AnswerColumns("coscore", (), how.label).select if legacy else how.select
         for chunk in reader.chunks():
             n = len(chunk)
             before = len(answers)
-            answers.add(_answers(how, chunk, legacy), n)
+            blanks = select(chunk)   # checked now: a bad value is an error now
+            selected.append(blanks)
+            answers.add(functools.partial(answer_lists, blanks), n)
             for name in chunk.columns:
                 if name not in columns:
                     columns[name] = Rows()
@@ -233,7 +245,8 @@ def read_table(
                 if name not in chunk.data:
                     values.add(_nulls(n), n)
             places.add(functools.partial(_places, chunk.lines, chunk.unit, n), n)
-    table = Table(source, columns, answers, places, how.label, np.full(len(answers), math.nan))
+    table = Table(source, columns, answers, places, how.label, np.full(len(answers), math.nan),
+                  _joined(selected))
     if how.label is not None:
         if how.label not in columns and len(answers):
             raise InputError(source, "no such column", column=how.label)
@@ -242,28 +255,16 @@ def read_table(
     return table
 
 
-def _answers(how: AnswerColumns, chunk: Any, legacy: bool) -> Any:
-    """The answers of ``chunk`` as lists of blanks: made now (errors raised now) unless its
-    blank columns are Arrow text, which holds no error; then made when one is read."""
-    if legacy:
-        return [split_blanks("" if text is None else str(text)) for text in chunk.pylist("text")]
-    arrays = how.arrays(chunk)
-    if arrays is not None:
-        return functools.partial(_listed, arrays)
-    lists = chunk.data.get("answers") if how.fmt == "jsonl" and not how.blanks else None
-    if lists is not None and text_lists(lists):
-        return functools.partial(_blank_lists, lists)
-    return [[a] if isinstance(a, str) else list(a) for a in how.answers(chunk)]
+def _joined(tables: list[Any]) -> Any:
+    """The chunks' blank columns as one table (their types unified where chunks differ)."""
+    import pyarrow as pa
 
-
-def _listed(arrays: list[Any]) -> list[list[str]]:
-    from .columns import answers_from_columns
-
-    return [[a] if isinstance(a, str) else list(a) for a in answers_from_columns(arrays)]
-
-
-def _blank_lists(lists: Any) -> list[list[str]]:
-    return [["" if b is None else b for b in row] for row in lists.to_pylist()]
+    if not tables:
+        return None
+    try:
+        return pa.concat_tables(tables, promote_options="permissive")
+    except (pa.ArrowException, TypeError):   # e.g. a JSON Lines file mixing 'answer' and 'answers'
+        return None
 
 
 def _nulls(size: int) -> Any:

@@ -1,13 +1,16 @@
 """A compiled rule: :func:`compile` and :class:`Rule`, a thin face over :mod:`coscore.engine`."""
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Iterator
+import itertools
+from collections.abc import Iterable, Iterator
+from typing import Any, Callable
 
-from . import columns as _columns
 from . import engine as _engine
 from .atoms import Atom
 from .diagnostics import Diagnostic, RuleError, shorten
 from .engine import AnswerLike
+from .pipeline import stream as _stream
+from .pipeline.tables import BlankTable, blank_table, is_table
 from .limits import DEFAULT_LIMITS, Limits
 from .reading import read
 from .results import AtomCall, Batch, Outcome
@@ -60,34 +63,63 @@ class Rule:
         """
         return _engine.evaluate(self._plan, blanks, results, add=add)
 
-    def score_many(self, answers: Iterable[AnswerLike], jobs: int = 1, chunk_size: int | None = None, *,
-                   read_ahead: bool = True) -> Batch:
+    def score_many(self, answers: Iterable[AnswerLike], jobs: int = 1, chunk_size: int | None = None) -> Batch:
         """Score many answers; results keep the input order.
 
         ``answers`` is any iterable of answers (lists of blanks, or strings), or blank
-        columns: a ``pyarrow.Table``/``RecordBatch`` or a list of Arrow arrays, one
-        per blank in order (a null cell is ``""``; see :mod:`coscore.columns`). Identical
-        answers are scored once, each atom runs once per distinct string, and combos are
-        evaluated over whole columns. ``jobs`` threads score chunks in parallel
-        (``-1``: every core); for blank columns with ``jobs=1``, a second thread reads
-        the next chunk's texts (in C, without the GIL) while one is scored, unless
-        ``read_ahead`` is false (for a caller that already reads its input in another
-        thread, as ``coscore score`` does). The result equals scoring each answer with
-        :meth:`score`.
+        columns: a ``pyarrow.Table``/``RecordBatch``, a list of Arrow arrays (one per
+        blank, in order), a pandas or polars DataFrame (or anything exposing
+        ``__arrow_c_stream__``) of the blank columns, or a table of one column of lists
+        of blanks (a null cell is ``""``; see :mod:`coscore.pipeline.tables`). A mapping
+        or a DataFrame-like object that cannot be read is a ``TypeError`` that says what
+        to pass. Identical answers are scored once, each atom runs once per distinct
+        string, and combos are evaluated over whole columns. ``jobs`` threads score
+        chunks in parallel (``-1``: every core); with one, the texts of blank columns are
+        read (in C, without the GIL) by a second thread, a chunk ahead of scoring. The
+        result equals scoring each answer with :meth:`score`.
         """
-        columns = _columns.as_blank_columns(answers)
-        if columns is not None:
-            return _columns.score_columns(self._plan, columns, jobs=jobs, chunk_size=chunk_size, read_ahead=read_ahead)
+        table = blank_table(answers)
+        if isinstance(table, BlankTable):
+            return _stream.score_table(self._plan, table, jobs=jobs, chunk_size=chunk_size)
+        if table is not None:   # a DataFrame whose odd cells fail their own answers
+            answers = table
         return _engine.score_many(self._plan, answers, jobs=jobs, chunk_size=chunk_size)
 
     def score_chunks(
-        self, answers: Iterable[AnswerLike], chunk_size: int = _engine.DEFAULT_CHUNK_SIZE, jobs: int = 1
+        self, answers: Iterable[Any], chunk_size: int = _engine.DEFAULT_CHUNK_SIZE, jobs: int = 1
     ) -> Iterator[Batch]:
-        """Score a stream of answers lazily, one :class:`Batch` per ``chunk_size`` answers.
+        """Score a stream lazily, one :class:`Batch` per chunk; memory stays bounded by
+        the chunk size whatever the stream's length.
 
-        Memory stays bounded by the chunk size whatever the stream's length.
+        ``answers`` is a stream of answers, cut into chunks of ``chunk_size``; or blank
+        columns as :meth:`score_many` takes them, cut into chunks of ``chunk_size`` rows
+        (an Arrow ``RecordBatchReader`` or C stream is read batch by batch, each batch a
+        chunk); or a stream of such tables, each one chunk as it comes. Tables are read
+        ahead: their texts are read by a second thread while a chunk is scored.
         """
+        if chunk_size < 1:
+            raise ValueError("chunk_size must be at least 1")
+        if isinstance(answers, Iterator):   # a stream: of tables when its first item is one
+            first = next(answers, _END)
+            if first is _END:
+                return iter(())
+            answers = itertools.chain([first], answers)
+            if is_table(first):
+                return _stream.score_tables(self._plan, answers, jobs=jobs)
+        elif isinstance(answers, list) and answers and is_table(answers[0]):
+            return _stream.score_tables(self._plan, answers, jobs=jobs)
+        elif hasattr(answers, "read_next_batch"):   # an Arrow RecordBatchReader: its batches are the chunks
+            return _stream.score_tables(self._plan, iter(answers), jobs=jobs)
+        else:
+            table = blank_table(answers)
+            if isinstance(table, BlankTable):
+                return _stream.score_tables(self._plan, table.chunks(chunk_size), jobs=jobs)
+            if table is not None:   # a DataFrame whose odd cells fail their own answers
+                answers = table
         return _engine.score_chunks(self._plan, answers, chunk_size=chunk_size, jobs=jobs)
+
+
+_END = object()
 
 
 def compile(source: RuleSource, *, dialect: str | None = None, limits: Limits | None = None) -> Rule:  # noqa: A001

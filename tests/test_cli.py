@@ -335,7 +335,7 @@ def test_report_missing_label_column(tmp_path):
 def test_missing_plugin_module_exits_2(monkeypatch, capsys):
     from coscore import cli
 
-    monkeypatch.setitem(cli.PLUGINS, "ghost", ("coscore.no_such_module", "a ghost", "pip install ghost"))
+    monkeypatch.setitem(cli.COMMANDS, "ghost", cli.Command("coscore.no_such_module", "a ghost", "pip install ghost"))
     assert cli.main(["ghost", "--anything"]) == 2
     err = capsys.readouterr().err
     assert "'ghost' is not available" in err and "pip install ghost" in err
@@ -344,6 +344,18 @@ def test_missing_plugin_module_exits_2(monkeypatch, capsys):
 def test_plugin_subcommands_are_registered():
     out = text(run("--help"))[0]
     assert "expect" in out and "serve" in out
+
+
+def test_only_the_chosen_subcommand_is_imported():
+    """``coscore --help`` imports no subcommand's module; ``coscore check --help`` only check's."""
+    code = ("import sys\nfrom coscore.cli import COMMANDS, main\nstatus = main(sys.argv[1:])\n"
+            "print(sorted(n for n, c in COMMANDS.items() if c.module in sys.modules))\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    for argv, imported in ((["--help"], "[]"), (["check", "--help"], "['check']")):
+        done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=ROOT,
+                              env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip().splitlines()[-1] == imported
 
 
 def test_python_dash_m_and_version():

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from coscore import cli
+from coscore.cli import score as score_command
 from coscore.io import columnar_csv
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -313,7 +314,7 @@ def test_an_unexpected_error_is_one_line_never_a_traceback(files, capsys, monkey
     def broken(*args, **kwargs):
         raise KeyError("something coscore did not expect\nsecond line")
 
-    monkeypatch.setattr(cli, "load_rule", broken)
+    monkeypatch.setattr(score_command, "load_rule", broken)
     status, _, err = command("score", files["rule.json"], files["good.csv"], capsys=capsys)
     assert status == cli.EXIT_INTERNAL and "Traceback" not in err
     assert err.count("\n") == 1 and err.startswith("coscore: unexpected error (KeyError")
@@ -331,7 +332,7 @@ def test_errors_of_the_input_or_the_system_are_exit_2(files, capsys, monkeypatch
     def failing(*args, **kwargs):
         raise error
 
-    monkeypatch.setattr(cli, "load_rule", failing)
+    monkeypatch.setattr(score_command, "load_rule", failing)
     status, _, err = command("score", files["rule.json"], files["good.csv"], capsys=capsys)
     one_line_error(status, err, *words)
 

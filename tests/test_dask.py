@@ -23,7 +23,7 @@ import pandas as pd  # noqa: E402
 import coscore  # noqa: E402
 import coscore.dask as cdask  # noqa: E402
 from coscore.io import InputError  # noqa: E402
-from coscore.io.scoring import Totals  # noqa: E402
+from coscore.pipeline.files import Totals  # noqa: E402
 
 DEMO = Path(coscore.__file__).parent / "data" / "demo"
 TASKS = ["lab-tools", "lane-change", "shortest-path", "traffic-light"]

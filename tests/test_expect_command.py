@@ -11,15 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from coscore.expect import command, run
+from coscore.cli import expect as command
+from coscore.expect import run
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "lab-tools-suite"
-_CLI = ROOT / "coscore" / "cli.py"
-needs_cli = pytest.mark.skipif(
-    not _CLI.exists() or "expect" not in _CLI.read_text(encoding="utf-8"),
-    reason="coscore/cli.py does not register the `expect` subcommand yet",
-)
 
 
 def _coscore(*args: str) -> subprocess.CompletedProcess[str]:
@@ -65,7 +61,6 @@ def test_command_in_process(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.rstrip().endswith("OK: 2 rules: 2 hold every expectation")
 
 
-@needs_cli
 def test_cli_example_suite() -> None:
     done = _coscore(str(EXAMPLE))
     assert done.returncode == 0, done.stderr
@@ -73,7 +68,6 @@ def test_cli_example_suite() -> None:
     assert "lab-tools/strict.json  secret: accepted" in done.stdout
 
 
-@needs_cli
 def test_cli_json() -> None:
     done = _coscore(str(EXAMPLE), "--json")
     assert done.returncode == 0, done.stderr
@@ -83,7 +77,6 @@ def test_cli_json() -> None:
     assert all(rule["ok"] and rule["failures"] == [] for rule in data["rules"].values())
 
 
-@needs_cli
 def test_cli_rule_meant_to_fail_expected_to_pass(suite_copy: Path) -> None:
     """Claim the draft is accepted: the suite fails and names the answers that broke it."""
     _replace(
@@ -102,7 +95,6 @@ def test_cli_rule_meant_to_fail_expected_to_pass(suite_copy: Path) -> None:
     assert failures[0].startswith("secret/mixed/m009: WA, expected 0, got 2 (permitted_testcase_verdicts; ")
 
 
-@needs_cli
 @pytest.mark.parametrize(
     ("addition", "key", "words"),
     [

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from coscore.io.background import WriteBehind, read_ahead
+from coscore.pipeline.stages import WriteBehind, read_ahead
 
 
 def _threads() -> set[str]:
@@ -60,13 +60,13 @@ class _Writer:
         self.closed = True
 
 
-def test_write_behind_writes_in_order_then_closes():
+def test_write_behind_writes_in_order_and_leaves_the_writer_to_its_owner():
     writer = _Writer()
     behind = WriteBehind(writer)
     for i in range(50):
         behind.write(i)
     behind.close()
-    assert writer.written == list(range(50)) and writer.closed and not _threads()
+    assert writer.written == list(range(50)) and not writer.closed and not _threads()
 
 
 def test_write_behind_raises_a_write_error_and_stops():

@@ -23,10 +23,10 @@ from hypothesis import strategies as st
 import coscore
 from coscore.io import Chunk, open_reader, open_writer
 from coscore.io import parquet as parquet_module
-from coscore.io.answers import AnswerColumns
+from coscore.io.blanks import AnswerColumns
 from coscore.io.arrays import bool_array, float_array, float_values, string_array, string_scalar
 from coscore.io.columnar_csv import ColumnarDelimitedReader
-from coscore.io.pieces import Piece, natural_order, plan, score_piece
+from coscore.io.pieces import Piece, natural_order, plan
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "coscore" / "data" / "demo"
@@ -180,6 +180,8 @@ def test_natural_order():
 
 
 def test_pieces_cut_files_at_row_groups_and_score_as_score_many(tmp_path):
+    from coscore.dask import score_piece
+
     texts = [f"车道{i}" if i % 3 else "" for i in range(70)]
     table = pa.table({"id": [str(i) for i in range(70)], "b1": texts})
     pq.write_table(table.slice(0, 50), tmp_path / "a.parquet", row_group_size=10)  # 5 row groups

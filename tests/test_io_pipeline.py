@@ -23,6 +23,8 @@ import coscore
 from coscore import cli
 from coscore.io import open_reader
 from coscore.io.cells import cell_text, float_texts, text_column
+from coscore.engine import chunk as chunk_scoring
+from coscore.pipeline import stream
 
 ROOT = Path(__file__).resolve().parent.parent
 RULE = {
@@ -164,14 +166,15 @@ def _fails_cleanly(tmp_path: Path, capsys, fmt: str, chunk_size: int, message: s
 
 def test_ctrl_c_while_scoring_stops_every_thread(tmp_path, capsys, monkeypatch):
     calls = []
+    real = chunk_scoring.score_texts
 
-    def interrupted(rule, answers, jobs):
+    def interrupted(*args):
         calls.append(1)
         if len(calls) == 3:
             raise KeyboardInterrupt
-        return rule.score_many(answers, jobs=jobs)
+        return real(*args)
 
-    monkeypatch.setitem(cli.ENGINES, "local", interrupted)
+    monkeypatch.setattr(stream, "score_texts", interrupted)
     rule, _ = _files(tmp_path, 100)
     out = tmp_path / "out.csv"
     status = cli.main(["score", rule, str(tmp_path / "in.csv"), "-o", str(out), "--chunk-size", "10",

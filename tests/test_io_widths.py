@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from coscore.cli import main
-from coscore.io import scoring
-from coscore.io.answers import AnswerColumns
+from coscore.pipeline import tables
+from coscore.rule import Rule
 
 DEMO = Path(__file__).parent.parent / "coscore" / "data" / "demo"
 
@@ -28,17 +28,24 @@ RULE = {"atoms": {"0": {"type": "SM", "desc": "阻尼器,a"}, "1": {"type": "OP"
         "comboMode": "ADD"}
 
 
+def _row_by_row(self, chunks, chunk_size=None, jobs=1):
+    """``Rule.score_chunks`` of each chunk's answers as Python lists of blanks."""
+    for chunk in chunks:
+        lists = chunk.column(0).to_pylist()
+        yield self.score_many([["" if b is None else b for b in answers] for answers in lists])
+
+
 def _score(monkeypatch, capsys, args: list[str], out: Path, grouped: bool) -> tuple[int, str, bytes, int]:
     calls = []
-    real = scoring._grouped
+    real = tables._groups
     with monkeypatch.context() as patch:
-        if grouped:
-            patch.setattr(scoring, "_grouped", lambda *a: calls.append(1) or real(*a))
+        if grouped:   # how many chunks had more than one group
+            patch.setattr(tables, "_groups", lambda *a: (lambda g: calls.append(len(g) > 1) or g)(real(*a)))
         else:   # the reference: every answer taken one by one
-            patch.setattr(AnswerColumns, "groups", lambda self, chunk: None)
+            patch.setattr(Rule, "score_chunks", _row_by_row)
         status = main([*args, "-o", str(out), "--no-progress"])
     err = capsys.readouterr().err
-    return status, err, out.read_bytes() if out.exists() else b"", len(calls)
+    return status, err, out.read_bytes() if out.exists() else b"", sum(calls)
 
 
 def _rules(tmp_path: Path) -> list[Path]:
@@ -80,12 +87,12 @@ def test_original_layout_answers_of_differing_lengths_score_as_row_by_row(tmp_pa
         assert new[:3] == old[:3]
 
 
-def test_a_list_without_blanks_is_scored_row_by_row(tmp_path, monkeypatch, capsys):
-    """An empty ``answers`` list is not a group: the chunk is read row by row, as before."""
+def test_a_list_without_blanks_scores_as_row_by_row(tmp_path, monkeypatch, capsys):
+    """An empty ``answers`` list is a group of its own: answers without blanks."""
     path = tmp_path / "in.jsonl"
     path.write_text('{"answers": ["a"]}\n{"answers": []}\n{"answers": ["a", "b"]}\n', encoding="utf-8")
     rule = _rules(tmp_path)[0]
     new = _score(monkeypatch, capsys, ["score", str(rule), str(path)], tmp_path / "new.csv", grouped=True)
     old = _score(monkeypatch, capsys, ["score", str(rule), str(path)], tmp_path / "old.csv", grouped=False)
-    assert new[3] == 0
+    assert new[3] == 1
     assert new[:3] == old[:3]

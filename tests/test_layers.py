@@ -11,16 +11,21 @@ PACKAGE = Path(__file__).resolve().parents[1] / "coscore"
 
 #: Bottom up; a module may import only from its own layer or the ones below.
 LAYERS: tuple[tuple[str, ...], ...] = (
+    ("coscore.messages",),
     ("coscore._fast",),
     ("coscore.results", "coscore.spec", "coscore.diagnostics", "coscore.limits"),
     ("coscore.expr",),
     ("coscore.atoms", "coscore.reading"),
     ("coscore.engine",),
-    ("coscore.columns",),   # Arrow blank columns, scored through the engine
+    ("coscore.io",),         # answer tables: knows no rule (see test_io_knows_tables_not_rules)
+    ("coscore.pipeline",),   # joins io and the engine
     ("coscore.rule",),
 )
 #: Within the language, bottom up: each module imports only the ones before it.
-LANGUAGE = ("coscore.expr.tokens", "coscore.expr.nodes", "coscore.expr.parse", "coscore.expr.evaluate", "coscore.expr.columnar")
+LANGUAGE = ("coscore.expr.tokens", "coscore.expr.nodes", "coscore.expr.parse", "coscore.expr.evaluate")
+#: Within the engine, bottom up.
+ENGINE = ("coscore.engine.context", "coscore.engine.columnar", "coscore.engine.plan", "coscore.engine.reference",
+          "coscore.engine.builder", "coscore.engine.chunk", "coscore.engine.schedule")
 
 
 def _module_name(path: Path) -> str:
@@ -82,11 +87,21 @@ def test_core_modules_import_only_their_layer_or_below(path):
     assert not upward, f"{_module_name(path)} imports a higher layer: {upward}"
 
 
-@pytest.mark.parametrize("path", [p for p in SOURCES if _module_name(p) in LANGUAGE], ids=_module_name)
-def test_the_language_is_layered_inside(path):
-    here = LANGUAGE.index(_module_name(path))
-    later = [module for module, _, _ in _imports(path) if module in LANGUAGE and LANGUAGE.index(module) > here]
+@pytest.mark.parametrize("path", [p for p in SOURCES if _module_name(p) in LANGUAGE + ENGINE], ids=_module_name)
+def test_the_language_and_the_engine_are_layered_inside(path):
+    name = _module_name(path)
+    order = LANGUAGE if name in LANGUAGE else ENGINE
+    here = order.index(name)
+    later = [module for module, _, _ in _imports(path) if module in order and order.index(module) > here]
     assert not later
+
+
+@pytest.mark.parametrize("path", [p for p in SOURCES if _module_name(p).startswith("coscore.io")], ids=_module_name)
+def test_io_knows_tables_not_rules(path):
+    """No module of io imports the engine, the rule model or the language."""
+    known = [module for module, _, _ in _imports(path)
+             if module.startswith("coscore.") and not module.startswith(("coscore.io", "coscore.messages"))]
+    assert not known
 
 
 def test_the_core_never_imports_the_package_face():

@@ -29,6 +29,21 @@ def float_array(values: Any) -> Any:
     return pa.Array.from_buffers(pa.float64(), len(array), [_validity(~np.isnan(array)), pa.py_buffer(array)])
 
 
+def int_array(values: Any) -> Any:
+    """An int64 Arrow array of ``values`` (anything numpy takes as integers; no nulls)."""
+    array = np.ascontiguousarray(values, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), len(array), [None, pa.py_buffer(array)])
+
+
+def valid_mask(array: Any) -> np.ndarray:
+    """A numpy bool array: which values of the Arrow array ``array`` are not null."""
+    n = len(array)
+    if not array.null_count:
+        return np.ones(n, dtype=bool)
+    bits = np.unpackbits(np.frombuffer(array.buffers()[0], dtype=np.uint8), bitorder="little")
+    return bits[array.offset : array.offset + n].astype(bool)
+
+
 def bool_array(values: np.ndarray) -> Any:
     """A boolean Arrow array of a numpy bool array (no nulls)."""
     mask = np.ascontiguousarray(values, dtype=bool)
@@ -72,3 +87,21 @@ def float_values(array: Any) -> np.ndarray:
     values = values.copy()
     values[bits == 0] = np.nan
     return values
+
+
+def is_text(kind: Any) -> bool:
+    """Whether an Arrow type holds text as it is: ``string`` or ``large_string``, text
+    dictionary-encoded, or nulls only (each an empty text)."""
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_null(kind)
+
+
+def text_lists(lists: Any) -> bool:
+    """Whether every row of ``lists`` is a list of texts: an Arrow list array of strings
+    (or of nulls, each an empty text) without a null list."""
+    kind = getattr(lists, "type", None)
+    if kind is None or not (pa.types.is_list(kind) or pa.types.is_large_list(kind)) or lists.null_count:
+        return False
+    item = kind.value_type
+    return pa.types.is_string(item) or pa.types.is_large_string(item) or pa.types.is_null(item)

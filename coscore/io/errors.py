@@ -1,7 +1,7 @@
 """The one error the readers and writers raise: :class:`InputError`."""
 from __future__ import annotations
 
-from ..diagnostics import shorten
+from ..messages import shorten
 
 
 class InputError(ValueError):

@@ -1,24 +1,18 @@
-"""A Parquet dataset cut into pieces that are scored one by one, each into a file of its
-own (what :func:`coscore.dask.score_files` hands to each worker).
+"""A Parquet dataset cut into pieces that can be read one by one, each then written to a
+file of its own (what :func:`coscore.dask.score_files` hands to each worker).
 
 A piece is consecutive row groups of one file, together at least :data:`PIECE_ROWS` rows
-(or the whole file). It is read, scored and written with the same reader, scoring and
-writer as ``coscore score``, Arrow columns from end to end. Files are opened through an
-fsspec filesystem, so pieces may live on any storage fsspec knows.
+(or the whole file). Files are opened through an fsspec filesystem, so pieces may live
+on any storage fsspec knows.
 """
 from __future__ import annotations
 
-import contextlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .answers import AnswerColumns
-from .background import WriteBehind
 from .errors import InputError
-from .parquet import ParquetReader, ParquetWriter
-from .scoring import Totals, scored_chunks
 
 #: Rows a piece holds at least, unless its file has fewer: about a second of work.
 PIECE_ROWS = 1 << 20
@@ -71,35 +65,3 @@ def plan(fs: Any, files: Sequence[str], source: str, piece_rows: int = PIECE_ROW
     if schema is None:
         raise InputError(source, "no Parquet file to read")
     return schema, pieces
-
-
-def _open(fs: Any, path: str, mode: str) -> Any:
-    """``path`` of ``fs`` open in ``mode`` (``"rb"`` or ``"wb"``): a local file as an Arrow
-    file (read and written without the GIL), any other through fsspec."""
-    protocol = getattr(fs, "protocol", ())
-    if "file" in ((protocol,) if isinstance(protocol, str) else protocol):
-        import pyarrow as pa
-
-        return pa.OSFile(path, mode[0])
-    return fs.open(path, mode)
-
-
-def score_piece(
-    rule: Any, fs: Any, piece: Piece, out_fs: Any, out_path: str, columns: AnswerColumns, chunk_size: int = 65536
-) -> Totals:
-    """Score ``piece`` with ``rule`` into the Parquet file ``out_path`` of ``out_fs``
-    (replaced if it exists); what was written."""
-    totals = Totals()
-    with _open(fs, piece.path, "rb") as handle, _open(out_fs, out_path, "wb") as out:
-        reader = ParquetReader(piece.path, chunk_size, handle=handle, row_groups=list(piece.row_groups),
-                               first_row=piece.first_row)
-        writer = WriteBehind(ParquetWriter(out, out_path))
-        try:
-            with contextlib.closing(scored_chunks(rule, reader.chunks(), columns, totals=totals)) as chunks:
-                for chunk in chunks:
-                    writer.write(chunk)
-        except BaseException:
-            writer.abort()
-            raise
-        writer.close()
-    return totals

@@ -1,5 +1,6 @@
-"""Reading ahead and writing behind, each in one thread, so that parsing and encoding a
-file (Arrow's readers and writers release the GIL) overlap with scoring.
+"""Reading ahead and writing behind, each in one thread, so that parsing a file and
+reading its texts, and encoding and writing the results (Arrow's readers and writers and
+coscore's text reader release the GIL), overlap with scoring.
 
 :func:`read_ahead` yields the items of an iterator that a thread produces at most
 ``depth`` items ahead; :class:`WriteBehind` hands each chunk to a thread that writes
@@ -71,8 +72,8 @@ class WriteBehind:
     """A writer whose ``write`` hands the chunk to a thread running ``writer.write``.
 
     An error of the thread is raised by the next ``write`` or by ``close``, which
-    waits for every chunk to be written and then closes ``writer``; ``abort`` stops
-    the thread without closing ``writer``."""
+    waits for every chunk to be written; ``abort`` stops the thread, dropping what is
+    queued. Neither closes ``writer``: its owner does."""
 
     def __init__(self, writer: Any, depth: int = DEPTH) -> None:
         self._writer = writer
@@ -109,16 +110,11 @@ class WriteBehind:
             self._thread.join()
 
     def close(self) -> None:
-        """Write the queued chunks, raise any error, then close the writer."""
+        """Write the queued chunks, then raise any error."""
         self._finish()
         self._raise()
-        self._writer.close()
 
     def abort(self) -> None:
-        """Stop the thread, dropping what is queued; the writer is not closed (its
-        ``abort``, if it has one, is called: the output is being discarded)."""
+        """Stop the thread, dropping what is queued (the output is being discarded)."""
         self._dropping = True
         self._finish()
-        abort = getattr(self._writer, "abort", None)
-        if abort is not None:
-            abort()

@@ -1,23 +1,25 @@
-"""``coscore expect SUITE [--json]``: check a rule test suite.
+"""``coscore expect SUITE [--json]``: check a rule test suite (every rule on every marked
+answer, against ``expectations.yaml``).
 
-Exit status: 0 when every expectation holds, 1 when any fails, 2 when the
-suite itself is malformed (the message names the file, line and key).
+Exit status: 0 when every expectation holds, 1 when any fails, 2 when the suite itself is
+malformed (the message names the file, line and key).
 """
-
 from __future__ import annotations
 
 import argparse
 import json
 import sys
 
-from .errors import SuiteError
-from .render import render
-from .runner import run as run_suite
+from ..expect.errors import SuiteError
+from ..expect.render import render
+from ..expect.runner import run as run_suite
+from .errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+
+DESCRIPTION = "Check a rule test suite: every rule on every marked answer, against expectations.yaml."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``SUITE`` and ``--json`` to the ``expect`` subcommand's parser."""
-    parser.description = "Check a rule test suite: every rule on every marked answer, against expectations.yaml."
     parser.add_argument("suite", metavar="SUITE", help="suite folder (suite.yaml, expectations.yaml, rules/, data/)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
@@ -28,21 +30,10 @@ def run(args: argparse.Namespace) -> int:
         report = run_suite(args.suite)
     except SuiteError as exc:
         print(f"coscore expect: malformed suite {args.suite}: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     if args.json:
         json.dump(report.to_dict(), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
         print(render(report))
-    return 0 if report.ok else 1
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Stand-alone entry point (``python -m coscore.expect.command``)."""
-    parser = argparse.ArgumentParser(prog="coscore expect")
-    add_arguments(parser)
-    return run(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return EXIT_OK if report.ok else EXIT_FAILED

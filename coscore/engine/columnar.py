@@ -1,7 +1,7 @@
-"""Evaluating combos over a whole batch of distinct answers at once: the fast path.
+"""The vectorised evaluator: combos evaluated over a whole chunk of distinct answers.
 
 Each node of a combo becomes one operation over a column (a float64 array for numbers
-and booleans, a list for strings), so a batch costs a few array passes per node
+and booleans, a list for strings), so a chunk costs a few array passes per node
 instead of a Python call per node per answer. Alongside its values every column
 carries a *flag* mask: the answers whose value this path cannot vouch for — an error
 (division by zero, a missing blank), or an integer too large for a float64 to hold
@@ -14,25 +14,26 @@ columns are exact, and the property tests check that they do.
 Only combos whose operand types are known when the rule is compiled are vectorised
 (:func:`column_kind`); a rule with any other combo is scored answer by answer.
 
-The answers, their blanks and the atoms' results come from a :class:`Columns` context
-that the engine provides (:mod:`coscore.engine`): it runs the kernels, deduplicates
-texts and groups atoms; this module only combines columns as the language says.
+:func:`run` evaluates a rule's combos (a :class:`~coscore.engine.plan.ColumnarPlan`)
+in a :class:`~coscore.engine.context.BatchContext`, which holds the chunk's answers and
+runs the kernels; the column functions read it, and it never calls them back.
 """
 from __future__ import annotations
 
 import operator
-from typing import Callable, Hashable, Protocol
+from typing import Callable, Hashable, Mapping
 
 import numpy as np
 
-from .evaluate import MAX_TEXT, cjk_count, to_float
-from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary, walk
+from ..expr.evaluate import MAX_TEXT, cjk_count, to_float
+from ..expr.nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary, walk
+from .context import BatchContext, Column
 
 #: Integers at or above this magnitude are not exact in float64: such answers are re-scored.
 EXACT_LIMIT = float(2**53)
 
-Column = tuple  # (kind: "num" | "str", values: ndarray | list, flag: ndarray | None)
-ColumnFn = Callable[["Columns"], Column]
+#: A column function: the column of a node, evaluated in a chunk's context.
+ColumnFn = Callable[[BatchContext], Column]
 
 _NUM, _STR = "num", "str"
 _COMPARE = {
@@ -91,31 +92,6 @@ def column_kind(node: Node) -> str | None:
         then, orelse = column_kind(node.then), column_kind(node.orelse)
         return then if then == orelse else None
     return None
-
-
-class Columns(Protocol):
-    """What a column function reads: one batch of well-formed answers and its caches.
-
-    ``answers`` are ``str`` or lists/tuples of ``str`` (``n`` of them), ``manual`` is
-    the dialect's ``L``, and ``cache`` holds the columns computed so far (keys are
-    tuples starting with an operator letter). ``joins_fit`` is true when no string ``+``
-    can build more than :data:`~coscore.expr.evaluate.MAX_TEXT` characters for any of
-    the answers (:func:`built_bound` says so).
-    """
-
-    answers: list
-    n: int
-    manual: bool
-    joins_fit: bool
-    atoms: Mapping  # atom id -> Atom
-    cache: dict
-
-    def blank(self, n) -> Column:
-        """``T(n)`` as a string column; answers without blank ``n`` are flagged."""
-
-    def atom(self, atom_id: str, text_key: Hashable, text: ColumnFn) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """``(hits, values, flag)`` of an atom over the string column ``text`` (hits as
-        0.0/1.0); ``text_key`` (:func:`text_key`) names that column, so equal texts share one pass."""
 
 
 def _or(a, b):
@@ -262,7 +238,8 @@ def _build_call(node: Call) -> ColumnFn:
         use_hits = op == "G"
 
         def atom_call(ctx):
-            hits, values, flag = ctx.atom(atom_id, key, text)
+            found = ctx.found(atom_id, key)
+            hits, values, flag = found if found is not None else ctx.atom(atom_id, key, text(ctx))
             return _NUM, hits if use_hits else values, flag
 
         return atom_call
@@ -332,7 +309,7 @@ def text_key(node: Node) -> Hashable:
     return ("node", id(node))
 
 
-def built_over(trees: list[Node]) -> Callable[["Columns", int], "np.ndarray | None"] | None:
+def built_over(trees: list[Node]) -> Callable[[BatchContext, int], "np.ndarray | None"] | None:
     """A function ``f(ctx, limit)`` giving the answers for which the reference
     evaluator's string ``+`` over ``trees`` could build more than ``limit`` characters
     (``None``: no answer can); ``None`` when the trees join no strings.
@@ -497,3 +474,77 @@ def _build_ifexp(node: IfExp) -> ColumnFn:
         return kind, _select(true, kind, a[1], b[1]), flag
 
     return ifexp
+
+
+# -- a rule's combos over one chunk -------------------------------------------------------
+def run(plan, answers, view=None, longest: int | None = None) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
+    """Totals, combo results and flags of a :class:`~coscore.engine.plan.ColumnarPlan`
+    ``plan`` for distinct, well-formed answers.
+
+    With ``view`` set, each answer is a string standing for blank ``view`` (``"*"``: the
+    joined blanks) — all the rule reads; ``answers`` may then be any sequence of ``str``
+    or a ``Texts`` (see ``plan.kernel_texts``) — and ``longest``, when given, is at
+    least the length of the longest of them."""
+    if not (plan.kernel_texts or isinstance(answers, list)):
+        answers = list(answers)
+    ctx = _context(plan, answers, view, longest)
+    n = len(answers)
+    flag = np.zeros(n, dtype=bool)
+    if plan.built_over is not None:
+        over = plan.built_over(ctx, plan.limits.max_built_chars)
+        if over is not None and over.any():  # never build these: the reference path stops at the budget
+            flag |= over
+            empty = "" if view is not None else ()
+            ctx = _context(plan, [empty if o else a for a, o in zip(answers, over.tolist())], view, longest)
+        # no answer left builds more than its budget in all: then no one join is too long
+        ctx.joins_fit = plan.limits.max_built_chars <= MAX_TEXT
+    results: dict[str, np.ndarray] = {}
+    with np.errstate(all="ignore"):
+        for combo_id, column, score, mode, int_zero in plan.combos:
+            kind, values, f = column(ctx)
+            if f is not None:
+                flag |= f
+            if mode == "logic":
+                result = np.where(truthy((kind, values, f)), score, 0.0)
+            elif kind != _NUM:  # a string in value mode is an error: the reference path says so
+                flag[:] = True
+                result = np.zeros(n)
+            else:
+                result = values * score
+                if int_zero:  # -0.0 means 0.0 (see signed_zeros); -0.0 + 0.0 is 0.0, all else unchanged
+                    result += 0.0
+                else:
+                    result, f = signed_zeros(result, None, False)
+                    if f is not None:
+                        flag |= f
+                _flag_inexact(result, flag)
+            results[combo_id] = result
+        combos = list(results.values())
+        if plan.combo_mode == "ADD":  # 0.0 + the results, left to right (-0.0 sums to 0.0)
+            total = combos[0] + 0.0
+            _flag_inexact(total, flag)
+            for result in combos[1:]:
+                total += result
+                _flag_inexact(total, flag)
+        else:
+            total = combos[0].copy()
+            for result in combos[1:]:
+                np.copyto(total, result, where=result > total)
+        flag |= np.isnan(total)
+        over = ctx.over_work()
+        if over is not None:
+            flag |= over
+        np.copyto(total, 0.0, where=total < 0)
+        np.copyto(total, 10.0, where=total > 10)
+    return total, results, flag
+
+
+def _context(plan, answers, view, longest: int | None) -> BatchContext:
+    return BatchContext(answers, plan.atoms, plan.manual, view, plan.groups, plan.limits, plan.call_sites, longest)
+
+
+def _flag_inexact(values: np.ndarray, flag: np.ndarray) -> None:
+    """Flag the rows of ``values`` at or beyond :data:`EXACT_LIMIT` in magnitude (two
+    reductions when none is, the usual case; NaN is never flagged here)."""
+    if not (values.size and -EXACT_LIMIT < values.min() and values.max() < EXACT_LIMIT):
+        flag |= np.abs(values) >= EXACT_LIMIT

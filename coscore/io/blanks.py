@@ -1,16 +1,21 @@
-"""Which columns hold the blanks of each answer, and the answers of a chunk."""
+"""Which columns hold the blanks of each answer, and a chunk's blank columns.
+
+:meth:`AnswerColumns.select` gives the columns of a chunk that hold its answers, as an
+Arrow table that :meth:`coscore.Rule.score_many` scores: the blank columns (Arrow text,
+taken as they are), or for the layouts that hold each answer as a list of blanks (JSON
+Lines ``answers``, the original layout's text split on ``-``) one column of those lists.
+Values that the readers could not give as Arrow text are checked here, one by one, and a
+bad one is an :class:`~coscore.io.errors.InputError` naming its line and column.
+"""
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from ..columns import answers_from_columns
+from .arrays import is_text, text_lists
 from .errors import InputError
 from .legacy import blank_lists, split_blanks
-from .listed import blank_groups
 from .table import MISSING, Chunk
 
 #: Columns never taken as blanks by default.
@@ -67,74 +72,38 @@ class AnswerColumns:
             raise InputError(source, "the label column cannot also be a blank", column=label)
         return cls(fmt, chosen, label)
 
-    def arrays(self, chunk: Chunk) -> list[Any] | None:
-        """The blank columns of ``chunk`` as they are when every one is an Arrow text
-        array (what :meth:`coscore.Rule.score_many` scores without a Python object per
-        row), else ``None``."""
-        if self.fmt == "jsonl" and not self.blanks and chunk.data.get("answers") is None:
-            one = chunk.data.get("answer")
-            return [one] if one is not None and _is_text_array(one) and not one.null_count else None
-        if self.fmt in ("jsonl", "coscore") and not self.blanks:   # lists of blanks, all as many
-            lists = self._lists(chunk)
-            groups = blank_groups(lists, alike=True) if lists is not None else None
-            return groups[0][1] if groups is not None else None
-        if not self.blanks or any(name not in chunk.data for name in self.blanks):
-            return None
-        arrays = [chunk.data[name] for name in self.blanks]
-        return arrays if all(_is_text_array(a) for a in arrays) else None
+    def select(self, chunk: Chunk) -> Any:
+        """The answers of every row of ``chunk``, in order, as a ``pyarrow.Table``: the
+        blank columns, or one column ``answers`` of lists of blanks (JSON Lines
+        ``answers``, the CoScore layout). Arrow text is taken as it is; other values are
+        checked and converted (:class:`InputError` at the first bad one)."""
+        import pyarrow as pa
 
-    def groups(self, chunk: Chunk) -> list[tuple[np.ndarray, list[Any]]] | None:
-        """When the answers of ``chunk`` are lists of blanks as Arrow text (JSON Lines
-        ``answers``, the CoScore layout): its rows grouped by their number of blanks,
-        each group's rows and blank columns (one group when all have as many; see
-        :func:`~coscore.io.listed.blank_groups`); else ``None``."""
-        lists = self._lists(chunk)
-        return blank_groups(lists) if lists is not None else None
-
-    def _lists(self, chunk: Chunk) -> Any:
-        """Each row's blanks as one Arrow list array (JSON Lines ``answers``, the CoScore
-        layout's text split on ``-``), or ``None`` for other layouts and other values."""
-        if self.fmt == "jsonl" and not self.blanks:
-            many = chunk.data.get("answers")
-            return many if many is not None and hasattr(many, "offsets") else None
         if self.fmt == "coscore":
             texts = chunk.data.get("text")
-            return blank_lists(texts) if _is_text_array(texts) and not texts.null_count else None
-        return None
-
-    def answers(self, chunk: Chunk) -> list[Any]:
-        """The answers of every row of ``chunk``, in order: lists of blanks, or (when
-        the blank columns are Arrow text arrays) each one-blank answer's text and each
-        other answer's tuple of blanks, converted column by column."""
-        if self.fmt == "coscore":
-            return [split_blanks(text) for text in chunk.pylist("text")]
+            if _is_text_array(texts) and not texts.null_count:
+                return pa.table({"answers": blank_lists(texts)})
+            return _lists_table([split_blanks("" if t is None else t) for t in chunk.pylist("text")])
         if self.fmt == "jsonl" and not self.blanks:
-            return _jsonl_answers(chunk)
+            many = chunk.data.get("answers")
+            if many is not None and text_lists(many):
+                return pa.table({"answers": many})
+            one = chunk.data.get("answer")
+            if many is None and _is_text_array(one) and not one.null_count:
+                return pa.table({"answer": one})
+            return _lists_table(_jsonl_answers(chunk))
         for name in self.blanks:
             if name not in chunk.data:
                 raise InputError(chunk.source, "no such key in any row so far", column=name, **_first(chunk))
-        arrays = [chunk.data[name] for name in self.blanks]
-        if arrays and all(_is_text_array(a) for a in arrays):
-            return answers_from_columns(arrays)
-        columns = []
-        for name in self.blanks:
-            values = chunk.pylist(name)
-            columns.append(_strings(values, chunk, name))
-        if len(columns) == 1:
-            return [[value] for value in columns[0]]
-        return list(map(list, zip(*columns))) if columns else [[] for _ in range(len(chunk))]
+        columns = [chunk.data[name] if _is_text_array(chunk.data[name])
+                   else pa.array(_strings(chunk.pylist(name), chunk, name), pa.string()) for name in self.blanks]
+        return pa.table(columns, names=[f"blank{i}" for i in range(len(columns))])
 
 
 def _is_text_array(values: Any) -> bool:
     """An Arrow array of text (or all nulls): its blanks need no check one by one."""
     kind = getattr(values, "type", None)
-    if kind is None or not type(values).__module__.startswith("pyarrow"):
-        return False
-    import pyarrow as pa
-
-    if pa.types.is_dictionary(kind):
-        kind = kind.value_type
-    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_null(kind)
+    return kind is not None and type(values).__module__.startswith("pyarrow") and is_text(kind)
 
 
 def _strings(values: list[object], chunk: Chunk, name: str) -> list[str]:
@@ -187,3 +156,10 @@ def _first(chunk: Chunk) -> dict[str, int]:
 def _listing(columns: Sequence[str]) -> str:
     shown = ", ".join(columns[:12])
     return shown + (", ..." if len(columns) > 12 else "")
+
+
+def _lists_table(lists: list[list[str]]) -> Any:
+    """Answers given as Python lists of blanks as a table of one column of lists."""
+    import pyarrow as pa
+
+    return pa.table({"answers": pa.array(lists, pa.list_(pa.string()))})

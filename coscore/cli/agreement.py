@@ -1,0 +1,37 @@
+"""What ``coscore report`` and ``coscore compare`` share: the options of a command that
+measures agreement with the teachers' marks, and how it prints (text, JSON, an HTML page)."""
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from typing import Any
+
+from .errors import EXIT_OK, UsageError
+from .options import positive_int
+
+
+def add_agreement_options(p: argparse.ArgumentParser, what: str, rows: str) -> None:
+    """The options of a command that measures agreement with the teachers' marks and
+    prints ``what`` through :func:`emit`: ``--label`` (required), ``--top`` (it shows
+    ``rows``), ``--json`` and ``--html``."""
+    p.add_argument("--label", required=True, metavar="COL", help="the teachers' mark column")
+    p.add_argument("--top", type=positive_int, default=10, metavar="K", help=f"show {rows} (default 10)")
+    p.add_argument("--json", action="store_true", help=f"print the {what} as a JSON object")
+    p.add_argument("--html", metavar="FILE", help=f"also write the {what} as a self-contained HTML page with figures")
+
+
+def emit(args: argparse.Namespace, data: Callable[[], Any], text: Callable[[], str],
+         page: Callable[[], str]) -> int:
+    """Write the HTML page to ``--html`` (if given), then print JSON (``--json``) or text."""
+    from ..io.atomic import atomic_output
+
+    if args.html:
+        try:
+            html = page()
+        except ImportError as exc:
+            raise UsageError(str(exc)) from None
+        with atomic_output(args.html) as stream:
+            stream.write(html)
+    print(json.dumps(data(), ensure_ascii=False, indent=2) if args.json else text())
+    return EXIT_OK

@@ -1,0 +1,101 @@
+"""``coscore check RULE``: every error and warning of a rule, then what it can score and
+how many blanks it reads (against a data file with ``--data``)."""
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from ..io import format_of, open_reader
+from ..limits import add_arguments as add_limit_arguments
+from ..limits import from_arguments as limits_from_arguments
+from .errors import EXIT_FAILED, EXIT_OK, UsageError
+from .options import add_data_options
+from .rules import read_rule_text
+
+DESCRIPTION = """Compile RULE and list every diagnostic (errors and warnings), then what the rule
+can score and how many blanks it reads. Exit 1 if there are errors, 0 otherwise."""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``coscore check``."""
+    p.add_argument("rule", metavar="RULE", help="the rule (.json)")
+    p.add_argument("--data", metavar="DATA", help="answers the rule will score: their first rows tell how many "
+                   "blanks there are")
+    add_data_options(p)
+    p.add_argument("--label", metavar="COL", help="the mark column of DATA (never taken as a blank)")
+    p.add_argument("--json", action="store_true", help="print a JSON object for tools")
+    add_limit_arguments(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check RULE and print its diagnostics (or JSON); return the exit status."""
+    import coscore
+    from ..expr.types import check_rule
+
+    text = read_rule_text(args.rule)
+    blanks = _data_blanks(args) if args.data else None
+    report = None
+    try:
+        rule = coscore.compile(text, limits=limits_from_arguments(args))
+        report = check_rule(rule, blanks)
+        diagnostics = list(rule.warnings) + report.diagnostics
+    except coscore.RuleError as exc:
+        diagnostics = list(exc.diagnostics)
+    errors = sum(d.severity == "error" for d in diagnostics)
+    warnings = len(diagnostics) - errors
+    if args.json:
+        out = {
+            "rule": args.rule,
+            "ok": errors == 0,
+            "errors": errors,
+            "warnings": warnings,
+            "diagnostics": [_diagnostic_dict(d) for d in diagnostics],
+        }
+        if report is not None:
+            out.update(report.to_dict(), data_blanks=None if blanks is None else {"min": blanks[0], "max": blanks[1]})
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+    else:
+        for d in diagnostics:
+            print(f"{args.rule}: {d}")
+        if report is not None:
+            n = report.blanks_needed
+            reads = f"needs {n} blank{'s' * (n != 1)}" if n else "needs no numbered blank"
+            reads += " and reads them all ('*')" if report.reads_all_blanks else ""
+            if blanks is not None:
+                have = str(blanks[0]) if blanks[0] == blanks[1] else f"{blanks[0]} to {blanks[1]}"
+                reads += f" (the data has {have} blank{'s' * (blanks[1] != 1)})"
+            for combo in report.combos if not report.always_fails else ():
+                print(f"{args.rule}: {combo.describe()}")
+            print(f"{args.rule}: {report.describe_range()}; {reads}")
+        summary = f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"
+        print(f"{args.rule}: {'ok' if not errors else 'invalid'} ({summary})")
+    return EXIT_FAILED if errors else EXIT_OK
+
+
+def _data_blanks(args: argparse.Namespace) -> tuple[int, int]:
+    """The fewest and the most blanks among DATA's first rows (its header for tables; a
+    table that looks like the original CoScore layout, text[,score], is read so)."""
+    from ..io.blanks import AnswerColumns
+    from ..pipeline.tables import answer_lists
+
+    fmt = format_of(args.data, args.format, default="csv")
+    if fmt in ("csv", "tsv") and not args.blanks:
+        with open_reader(args.data, fmt, 1) as reader:
+            if reader.columns in (["text"], ["text", "score"]):
+                fmt = "coscore"
+    with open_reader(args.data, fmt, 1000) as reader:
+        columns = AnswerColumns.resolve(fmt, reader.source, reader.columns, args.blanks, args.label)
+        if columns.blanks:
+            return len(columns.blanks), len(columns.blanks)
+        for chunk in reader.chunks():
+            counts = [len(a) for a in answer_lists(columns.select(chunk))]
+            if counts:
+                return min(counts), max(counts)
+    raise UsageError(f"{args.data}: no rows to count the blanks of")
+
+
+def _diagnostic_dict(d: Any) -> dict[str, Any]:
+    if hasattr(d, "to_dict"):
+        return d.to_dict()
+    return {"path": d.path, "message": d.message, "column": d.column, "severity": d.severity}

@@ -1,0 +1,21 @@
+"""The engine: a rule's plan, and one answer, a chunk or many answers scored with it.
+
+- :mod:`.plan` — planning a rule once (:class:`Plan`, :func:`plan`);
+- :mod:`.columnar` and :mod:`.context` — the vectorised evaluator and the chunk it
+  evaluates in (texts deduplicated, kernels run, budgets kept);
+- :mod:`.reference` — the one-answer path (:func:`score_one`, :func:`trace`, :func:`evaluate`);
+- :mod:`.chunk` — one chunk scored: deduplicated, columns, flagged answers again by the reference;
+- :mod:`.builder` — the one result builder, where every :class:`~coscore.results.Batch` is made;
+- :mod:`.schedule` — chunks, threads and ``jobs`` (:func:`score_many`, :func:`score_chunks`).
+
+Arrow tables reach the engine through :mod:`coscore.pipeline`, which reads their texts
+ahead of scoring; :class:`coscore.Rule` is the public face of both.
+"""
+from __future__ import annotations
+
+from .plan import ColumnarPlan, Plan, plan
+from .reference import AnswerLike, evaluate, score_one, trace
+from .schedule import DEFAULT_CHUNK_SIZE, score_chunks, score_many
+
+__all__ = ["AnswerLike", "ColumnarPlan", "DEFAULT_CHUNK_SIZE", "Plan", "evaluate", "plan", "score_chunks",
+           "score_many", "score_one", "trace"]

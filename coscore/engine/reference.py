@@ -1,0 +1,155 @@
+"""The one-answer path: an answer scored by the reference evaluator
+(:mod:`coscore.expr.evaluate`), with Python's own semantics and the original engine's
+exceptions.
+
+:func:`evaluate` gives the raw total as the original did; :func:`score_one` an
+:class:`~coscore.results.Outcome` (a failure is its ``error``, at most
+:data:`~coscore.diagnostics.MESSAGE_LIMIT` characters); :func:`trace` lists every atom
+call. :func:`score_flagged` scores the answers of a chunk that the columnar path could
+not vouch for, each distinct one once.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable, Iterable, Sequence, Union
+
+from ..diagnostics import shorten
+from ..expr.evaluate import Answer, combo_result, total
+from ..results import AtomCall, Outcome, failure_message
+from .plan import Plan
+
+#: An answer: its blanks, or one string for a one-blank answer.
+AnswerLike = Union[Sequence[str], str]
+
+
+def evaluate(plan: Plan, blanks: list, results: list, trace: list | None = None, add=None):
+    """The raw total (Python int/float, as the original engine) of one answer.
+
+    Appends each combo's raw result to ``results`` as it completes, so after an
+    exception ``len(results)`` is the index of the failing combo. Errors are the
+    original engine's exception classes. ``trace``, when given, receives the index
+    of each combo as it starts and a ``(op, atom, text, hit, value)`` per atom call.
+    ``add`` replaces ADD's left-to-right sum (:func:`coscore.expr.evaluate.total`).
+    """
+    answer = Answer(blanks, plan.atoms, plan.manual, trace, plan.limits)
+    for evaluate_combo, score, mode in plan.combos:
+        if trace is not None:
+            trace.append(len(results))
+        results.append(combo_result(evaluate_combo(answer), score, mode))
+    return total(results, plan.combo_mode, add)
+
+
+def score_one(plan: Plan, answer: AnswerLike, trace: list | None = None) -> Outcome:
+    """One answer's :class:`~coscore.results.Outcome` by the reference evaluator; its
+    failure is its ``error``, never an exception."""
+    blanks = answer_blanks(answer)
+    if blanks is None:
+        return refused(type(answer).__name__)
+    return score_blanks(plan, blanks, trace)
+
+
+def score_blanks(plan: Plan, blanks: list, trace: list | None = None) -> Outcome:
+    """:func:`score_one` of an answer whose blanks :func:`answer_blanks` has taken. The
+    error quotes what failed, shortened (:func:`coscore.diagnostics.shorten`): a message
+    that quotes a long blank stays one short line."""
+    results: list = []
+    try:
+        value = evaluate(plan, blanks, results, trace)
+    except Exception as exc:  # one answer's failure never escapes
+        combos = {cid: _as_float(r) for cid, r in zip(plan.combo_ids, results)}
+        return Outcome(None, combos, shorten(failure_message(plan.combo_ids, results, exc)))
+    combos = {cid: _as_float(r) for cid, r in zip(plan.combo_ids, results)}
+    return Outcome(float(value), combos)
+
+
+def trace(plan: Plan, answer: AnswerLike) -> tuple[Outcome, list[AtomCall]]:
+    """Score one answer and list every atom call made, in evaluation order."""
+    events: list = []
+    outcome = score_one(plan, answer, events)
+    calls: list[AtomCall] = []
+    combo = plan.combo_ids[0] if plan.combo_ids else ""
+    for event in events:
+        if isinstance(event, int):
+            combo = plan.combo_ids[event]
+        else:
+            calls.append(AtomCall(combo, *event))
+    return outcome, calls
+
+
+def score_flagged(plan: Plan, rows: Iterable[int], answer_at: Callable[[int], AnswerLike],
+                  put: Callable[[int, Outcome], None]) -> None:
+    """Score answers ``rows`` of a chunk one by one (``answer_at(i)`` gives answer ``i``)
+    and ``put(i, outcome)`` each: answers of exact strings that are alike share one
+    outcome, scored once (see :func:`_shared_key`)."""
+    seen: dict = {}
+    refusals: dict[str, Outcome] = {}
+    for i in rows:
+        # validated and normalised first: only answers of exact strings share an outcome
+        answer = answer_at(i)
+        blanks = answer_blanks(answer)
+        if blanks is None:  # not an answer: its outcome says only its type's name
+            kind = type(answer).__name__
+            outcome = refusals.get(kind)
+            if outcome is None:
+                outcome = refusals[kind] = refused(kind)
+        else:
+            key = _shared_key(blanks)
+            outcome = None if key is None else seen.get(key)
+            if outcome is None:
+                outcome = score_blanks(plan, blanks)
+                if key is not None:
+                    seen[key] = outcome
+        put(i, outcome)
+
+
+def answer_blanks(answer: object) -> list | None:
+    """The blanks of an answer as a new list: a ``str`` is one blank, a list or tuple
+    (subclasses too) holds them; ``None`` for anything else (see :func:`refused`).
+
+    Only the answer's shape is checked here: a blank that is not a ``str`` (``1``,
+    ``None``, a ``str`` subclass such as ``numpy.str_``) fails the answer when a combo
+    reads it, as the contract says. No code of the answer's own runs (a subclass's
+    ``__iter__`` is not called), so taking the blanks never fails otherwise.
+    """
+    if isinstance(answer, str):
+        return [answer]
+    if isinstance(answer, list):
+        return list.copy(answer)
+    if isinstance(answer, tuple):
+        return list(tuple.__iter__(answer))
+    return None
+
+
+def refused(kind: str) -> Outcome:
+    """The outcome of something that is not an answer, of the type named ``kind``."""
+    return Outcome(None, {}, f"answer: an answer is a list of blanks or a string, not {shorten(kind, 100)}")
+
+
+def _shared_key(blanks: list) -> tuple | None:
+    """The key under which answers with these blanks share one outcome in a chunk: the
+    blanks themselves when every one is an exact ``str`` (``"a"``, ``["a"]`` and
+    ``("a",)`` score alike); ``(type, value)`` in place of an ``int``, ``bool`` or
+    ``None`` blank; ``None`` (scored on its own) for any other blank, whose equality is
+    its own to define (``1 == 1.0 == True``, a ``str`` subclass equal to its text)."""
+    for blank in blanks:
+        if type(blank) is not str:
+            break
+    else:
+        return tuple(blanks)
+    key = []
+    for blank in blanks:
+        kind = type(blank)
+        if kind is str:
+            key.append(blank)
+        elif kind is int or kind is bool or blank is None:  # equal ones are alike (a float is not: -0.0)
+            key.append((kind, blank))
+        else:
+            return None
+    return tuple(key)
+
+
+def _as_float(value) -> float:
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf

@@ -1,0 +1,139 @@
+"""Blank columns scored chunk by chunk, with the one read-ahead.
+
+A chunk of blank columns (:class:`~coscore.pipeline.tables.BlankTable`) is cut into
+*units*: the rows of one group (one number of blanks), as many as the engine scores at a
+time. With one thread, a second thread reads ahead (:func:`~coscore.pipeline.stages.read_ahead`):
+it takes the next chunk from its source — for the command, the file reader parses it
+there — and reads each unit's texts in C without the GIL
+(:func:`coscore.engine.chunk.read_texts`), while this thread scores the unit before
+(:func:`coscore.engine.chunk.score_texts`). With more threads, each unit is read and
+scored on a thread of the pool (:func:`coscore.engine.schedule.in_order`). Each unit's
+results go straight to its rows of the chunk's :class:`~coscore.engine.builder.BatchBuilder`.
+
+:func:`score_table` scores one table (cut into chunks here); :func:`score_tables` a
+stream of tables, each one chunk as it comes (already sized by its source), giving a
+:class:`~coscore.results.Batch` for each.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from .._fast import BlankColumns
+from ..engine.builder import BatchBuilder
+from ..engine.chunk import read_texts, score_list, score_texts
+from ..engine.plan import Plan
+from ..engine.schedule import even_chunk_size, in_order, ranges, workers
+from ..results import Batch
+from .stages import read_ahead
+from .tables import BlankTable, blank_table
+
+
+class _Unit:
+    """Rows ``start:stop`` of one group's blank columns, bound for ``part`` of a builder;
+    ``texts`` once read ahead (see :func:`~coscore.engine.chunk.read_texts`)."""
+
+    __slots__ = ("columns", "start", "stop", "part", "texts", "read")
+
+    def __init__(self, columns: BlankColumns | None, start: int, stop: int, part: Any):
+        self.columns, self.start, self.stop, self.part = columns, start, stop, part
+        self.texts: Any = None
+        self.read = False
+
+
+class _Done:
+    """The end of one chunk: its builder holds every row's results."""
+
+    __slots__ = ("builder",)
+
+    def __init__(self, builder: BatchBuilder):
+        self.builder = builder
+
+
+def score_table(plan: Plan, table: BlankTable, jobs: int = 1, chunk_size: int | None = None) -> Batch:
+    """One :class:`~coscore.results.Batch` of every answer of ``table``, in order, scored
+    ``chunk_size`` rows at a time (default: even chunks for the threads ``jobs`` asks for)."""
+    if chunk_size is not None and chunk_size < 1:
+        raise ValueError("chunk_size must be at least 1")
+    threads = workers(jobs)
+    builder = BatchBuilder(plan.combo_ids, table.n_rows)
+    units = list(_units(table, builder, chunk_size, threads))
+    for _ in _run(plan, units, threads if len(units) > 1 else 1, len(units) > 1):
+        pass
+    return builder.batch()
+
+
+def score_tables(plan: Plan, tables: Iterable[Any], jobs: int = 1) -> Iterator[Batch]:
+    """A :class:`~coscore.results.Batch` for each table of ``tables`` (anything
+    :func:`~coscore.pipeline.tables.blank_table` reads), in order. Each is one chunk, cut
+    no further than into its groups; the next ones are read (``tables`` is iterated, and
+    their texts read) by the read-ahead thread while one is scored."""
+    threads = workers(jobs)
+
+    def chunks() -> Iterator[Any]:
+        for source in tables:
+            table = blank_table(source)
+            if not isinstance(table, BlankTable):
+                raise TypeError(f"a stream of tables holds a {type(source).__name__}: each item must be a "
+                                f"table of blank columns (see coscore.pipeline.tables)")
+            builder = BatchBuilder(plan.combo_ids, table.n_rows)
+            yield from _units(table, builder, 0, 1)
+            yield _Done(builder)
+
+    for item in _run(plan, chunks(), threads, True):
+        if isinstance(item, _Done):
+            yield item.builder.batch()
+
+
+def _units(table: BlankTable, builder: BatchBuilder, chunk_size: int | None, threads: int) -> Iterator[_Unit]:
+    """The units of ``table``: each group's rows, ``chunk_size`` at a time (``None``: even
+    chunks for ``threads``; ``0``: one unit per group)."""
+    for rows, arrays in table.groups:
+        n = table.n_rows if rows is None else len(rows)
+        columns = BlankColumns(arrays) if arrays else None
+        size = chunk_size if chunk_size is not None else even_chunk_size(n, threads)
+        for start, stop in ranges(n, size or max(n, 1)):
+            part = builder.part(start, stop) if rows is None else builder.part(0, rows=rows[start:stop])
+            yield _Unit(columns, start, stop, part)
+
+
+def _run(plan: Plan, items: Iterable[Any], threads: int, ahead: bool) -> Iterator[Any]:
+    """Score each unit of ``items`` and pass every item on, in order: with one thread,
+    ``items`` are taken and their texts read by the read-ahead thread (when ``ahead``)."""
+    if threads <= 1:
+        source = read_ahead(_read(plan, items)) if ahead else items
+        try:
+            for item in source:
+                if isinstance(item, _Unit):
+                    _score(plan, item)
+                yield item
+        finally:
+            close = getattr(source, "close", None)
+            if close is not None:
+                close()
+        return
+
+    def read_and_score(item: Any) -> Any:
+        if isinstance(item, _Unit):
+            _score(plan, item)
+        return item
+
+    yield from in_order(read_ahead(items) if ahead else items, read_and_score, threads)
+
+
+def _read(plan: Plan, items: Iterable[Any]) -> Iterator[Any]:
+    """``items``, each unit's texts read first (on the read-ahead thread)."""
+    for item in items:
+        if isinstance(item, _Unit) and item.columns is not None:
+            item.texts = read_texts(plan, item.columns, item.start, item.stop)
+            item.read = True
+        yield item
+
+
+def _score(plan: Plan, unit: _Unit) -> None:
+    if unit.columns is None:   # answers without blanks
+        score_list(plan, [()] * (unit.stop - unit.start), 0, unit.stop - unit.start, unit.part)
+        return
+    texts = unit.texts if unit.read else read_texts(plan, unit.columns, unit.start, unit.stop)
+    unit.texts = None
+    score_texts(plan, unit.columns, unit.start, unit.stop, texts, unit.part)

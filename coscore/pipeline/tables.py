@@ -1,0 +1,342 @@
+"""The one adapter from a table to what the engine scores: blank columns of Arrow text.
+
+:func:`blank_table` takes what :meth:`coscore.Rule.score_many` may be given instead of
+answers — a ``pyarrow.Table`` or ``RecordBatch`` (every column a blank, in order), a
+list of Arrow arrays (one per blank), a pandas or polars DataFrame or anything else
+exposing the Arrow C stream interface (``__arrow_c_stream__``), or a table of ONE
+column of lists of text (each row's list is its answer's blanks, however many) — and
+gives a :class:`BlankTable`. Every front reaches the engine through it: the command's
+files (:mod:`coscore.pipeline.files`), the data read whole for reports, Dask
+partitions and the web app's tasks.
+
+Text stays Arrow text (``string``, ``large_string``; dictionary-encoded text is
+decoded, ``string_view`` cast, an all-null column is empty blanks); a null cell is the
+empty blank ``""``. An Arrow array of another type is refused (``TypeError``); the
+columns of a DataFrame that do not hold text (numbers, booleans) are turned into text
+as Arrow writes them (``42``, ``0.5``, ``1e+20``, ``true``). Python answers are made
+only for a front that needs them one by one (:func:`answers_from_columns`).
+
+>>> import pyarrow as pa                                   # doctest: +SKIP
+>>> answers_from_columns([pa.array(["a", None]), pa.array(["b", "c"])])   # doctest: +SKIP
+[('a', 'b'), ('', 'c')]
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["BlankTable", "answer_lists", "answers_from_columns", "blank_table", "blank_texts", "is_table", "text_array"]
+
+#: What to pass, said by every refusal of a source that is neither answers nor columns.
+WHAT_TO_PASS = ("pass answers (a list of answers, each a list of blanks or a string), or blank columns: "
+                "a pyarrow Table/RecordBatch, a list of Arrow arrays (one per blank), or a pandas/polars "
+                "DataFrame of the blank columns")
+
+
+@dataclass
+class BlankTable:
+    """Blank columns of ``n_rows`` answers, in ``groups``: ``(rows, columns)`` each, the
+    rows of the table it holds (an index array, increasing; ``None``: every row, in
+    order) and their blank columns (Arrow text arrays or chunked arrays, one per blank;
+    none for answers without blanks). A table whose answers all have as many blanks is
+    one group of every row; a table of no rows has no group."""
+
+    n_rows: int
+    groups: list[tuple[np.ndarray | None, list[Any]]]
+
+    def slice(self, start: int, stop: int) -> "BlankTable":
+        """Rows ``start:stop`` (the columns sliced, not copied)."""
+        groups = []
+        for rows, columns in self.groups:
+            if rows is None:
+                groups.append((None, [c.slice(start, stop - start) for c in columns]))
+                continue
+            first, last = np.searchsorted(rows, [start, stop])
+            if last > first:
+                groups.append((rows[first:last] - start, [c.slice(first, last - first) for c in columns]))
+        return BlankTable(stop - start, groups)
+
+    def chunks(self, size: int) -> "Iterator[BlankTable]":
+        """The table ``size`` rows at a time."""
+        for start in range(0, self.n_rows, size):
+            yield self.slice(start, min(self.n_rows, start + size))
+
+
+def is_table(source: Any) -> bool:
+    """Whether ``source`` is a table (Arrow, a DataFrame, an Arrow C stream) rather than
+    one answer or a list of answers: what decides how ``score_chunks`` reads a stream."""
+    if isinstance(source, BlankTable):
+        return True
+    if isinstance(source, (str, bytes, list, tuple, Mapping)):
+        return False
+    return _is_arrow(source) or hasattr(source, "__arrow_c_stream__") or hasattr(source, "__dataframe__")
+
+
+def blank_table(source: Any) -> BlankTable | list | None:
+    """``source`` as blank columns, or ``None`` when it holds answers (a list of answers,
+    any other iterable). A pandas DataFrame whose object columns hold values that are not
+    text gives its answers as Python lists instead (see :class:`_OddCells`). Raises
+    ``TypeError`` (saying what to pass) for a mapping or a DataFrame-like object it
+    cannot read, or for columns that do not hold text, and ``ValueError`` for blank
+    columns of different lengths."""
+    if isinstance(source, BlankTable):
+        return source
+    if isinstance(source, Mapping):
+        raise TypeError(f"cannot score a {type(source).__name__}: {WHAT_TO_PASS}")
+    if isinstance(source, list) and source and _is_column(source[0]):
+        return _columns([_as_column(c) for c in source], cast=not all(_is_arrow(c) for c in source))
+    if isinstance(source, (str, bytes, list, tuple)):
+        return None
+    if _is_arrow(source) and hasattr(source, "columns") and hasattr(source, "num_rows"):
+        return _columns(list(source.columns), cast=False)
+    if _is_arrow(source) and hasattr(source, "read_all"):   # a RecordBatchReader: read whole
+        return _columns(list(source.read_all().columns), cast=False)
+    if _is_arrow(source) and hasattr(source, "type"):       # one Arrow array: one blank
+        return _columns([source], cast=False)
+    frame = _frame(source)
+    if isinstance(frame, _OddCells):
+        return frame.answers()
+    if frame is not None:
+        return _columns(list(frame.columns), cast=True)
+    if hasattr(source, "columns") and (hasattr(source, "dtypes") or hasattr(source, "schema")):
+        raise TypeError(f"cannot read the {type(source).__name__} as Arrow columns: {WHAT_TO_PASS}")
+    return None
+
+
+def _frame(source: Any) -> Any:
+    """A pyarrow Table of a DataFrame (pandas, polars, …) or of an Arrow C stream; a one
+    column table for a pandas Series; :class:`_OddCells` for a pandas DataFrame whose
+    object columns hold values that are not text; ``None`` for anything else."""
+    import pyarrow as pa
+
+    if _is_pandas_frame(source):
+        return _pandas_table(source)
+    if hasattr(source, "__arrow_c_stream__"):
+        try:
+            return pa.table(source)
+        except (TypeError, ValueError, pa.ArrowException) as exc:
+            try:   # a stream of one column (a Series)
+                return pa.table({"blank": pa.chunked_array(source)})
+            except (TypeError, ValueError, pa.ArrowException):
+                raise TypeError(f"cannot read the {type(source).__name__} as Arrow columns ({exc}): "
+                                f"{WHAT_TO_PASS}") from None
+    if hasattr(source, "__dataframe__"):
+        import pyarrow.interchange
+
+        try:
+            return pyarrow.interchange.from_dataframe(source)
+        except (TypeError, ValueError, NotImplementedError, pa.ArrowException) as exc:
+            raise TypeError(f"cannot read the {type(source).__name__} as Arrow columns ({exc}): "
+                            f"{WHAT_TO_PASS}") from None
+    return None
+
+
+class _OddCells:
+    """A pandas DataFrame whose object columns hold values Arrow cannot take as text: its
+    answers as Python lists of blanks, a null cell (``None``, NaN) the empty blank, every
+    other value kept, so that it fails its own answer only (as a blank that is not a
+    ``str`` does)."""
+
+    def __init__(self, frame: Any):
+        self.frame = frame
+
+    def answers(self) -> list[list[Any]]:
+        import pandas as pd
+
+        columns = []
+        for name in self.frame.columns:
+            values = self.frame[name].astype(object).tolist()
+            columns.append(["" if v is None or (not isinstance(v, (str, list, tuple)) and pd.isna(v)) else v
+                            for v in values])
+        return [list(row) for row in zip(*columns)] if columns else [[] for _ in range(len(self.frame))]
+
+
+def _pandas_table(frame: Any) -> Any:
+    """A pandas DataFrame as a pyarrow Table: a column of Python objects is text (``None``
+    and NaN null), or else the frame is :class:`_OddCells`; every other column as Arrow
+    takes it (text, categories, numbers)."""
+    import pyarrow as pa
+
+    arrays = []
+    for i in range(frame.shape[1]):
+        column = frame.iloc[:, i]
+        if column.dtype == object:
+            try:
+                arrays.append(pa.array(column, type=pa.string(), from_pandas=True))
+            except (TypeError, ValueError, pa.ArrowException):
+                return _OddCells(frame)
+        else:
+            arrays.append(pa.array(column, from_pandas=True))
+    return pa.table(arrays, names=[str(name) for name in frame.columns])
+
+
+def _is_pandas_frame(source: Any) -> bool:
+    return type(source).__module__.startswith("pandas") and hasattr(source, "iloc")
+
+
+def _columns(columns: list[Any], cast: bool) -> BlankTable:
+    n = len(columns[0]) if columns else 0
+    if any(len(c) != n for c in columns):
+        raise ValueError(f"the blank columns differ in length: {[len(c) for c in columns]}")
+    if len(columns) == 1 and _is_lists(columns[0]):
+        return BlankTable(n, _groups(columns[0]))
+    texts = [text_array(c, cast) for c in columns]
+    return BlankTable(n, [(None, texts)] if n else [])
+
+
+def text_array(column: Any, cast: bool = False) -> Any:
+    """One blank column as an Arrow ``string`` or ``large_string`` array (or chunked
+    array) that :class:`~coscore._fast.BlankColumns` reads: dictionary-encoded text is
+    decoded, ``string_view`` cast, an all-null column made an all-null string column;
+    with ``cast``, numbers and booleans are written as text. Raises ``TypeError`` for a
+    column that does not hold text."""
+    import pyarrow as pa
+
+    if not _is_arrow(column) or not hasattr(column, "type"):
+        raise TypeError(f"a blank column must be an Arrow array, not {type(column).__name__}")
+    kind = column.type
+    if pa.types.is_null(kind):
+        return pa.nulls(len(column), pa.string())
+    if pa.types.is_dictionary(kind):
+        column = column.cast(kind.value_type)
+        kind = kind.value_type
+    if _is_string_view(pa, kind):
+        return column.cast(pa.large_string())
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return column
+    if cast and (pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind)
+                 or pa.types.is_decimal(kind)):
+        return column.cast(pa.string())
+    raise TypeError(f"a blank column must hold text, this one holds {kind}")
+
+
+def blank_texts(column: Any) -> list[str]:
+    """One blank column as a list of ``str``, nulls as ``""``.
+
+    ``column`` is an Arrow array or chunked array of strings (see :func:`text_array`), or
+    a sequence of ``str``/``None``. Raises ``TypeError`` for a column that does not hold text.
+    """
+    if not _is_arrow(column):
+        values = list(column)
+        if all(type(v) is str for v in values):
+            return values
+        for v in values:
+            if v is not None and not isinstance(v, str):
+                raise TypeError(f"a blank must be a string, got {type(v).__name__} {v!r}")
+        return ["" if v is None else v for v in values]
+    import pyarrow.compute as pc
+
+    column = text_array(column)
+    if column.null_count:
+        column = pc.fill_null(column, "")
+    return column.to_pylist()
+
+
+def answers_from_columns(columns: Sequence[Any]) -> list[Any]:
+    """The answers of equally long blank ``columns``: each answer's text for one column,
+    else a tuple of its blanks. Raises ``TypeError``/``ValueError`` for a column that does
+    not hold text or columns of different lengths."""
+    texts = [blank_texts(c) for c in columns]
+    if not texts:
+        return []
+    n = len(texts[0])
+    if any(len(t) != n for t in texts):
+        raise ValueError(f"the blank columns differ in length: {[len(t) for t in texts]}")
+    if len(texts) == 1:
+        return texts[0]
+    return list(zip(*texts))
+
+
+def answer_lists(source: Any) -> list[list[str]]:
+    """The answers of blank columns (anything :func:`blank_table` reads as columns) as
+    Python lists of blanks, a null cell ``""``: for a front that needs them one by one."""
+    table = blank_table(source)
+    if not isinstance(table, BlankTable):
+        raise TypeError(f"not blank columns: {type(source).__name__}")
+    answers: list[Any] = [None] * table.n_rows
+    for rows, columns in table.groups:
+        found = answers_from_columns(columns) if columns else [()] * (table.n_rows if rows is None else len(rows))
+        made = [[a] if isinstance(a, str) else list(a) for a in found]
+        if rows is None:
+            answers = made
+        else:
+            for row, answer in zip(rows.tolist(), made):
+                answers[row] = answer
+    return answers
+
+
+def _is_lists(column: Any) -> bool:
+    import pyarrow as pa
+
+    kind = getattr(column, "type", None)
+    return kind is not None and (pa.types.is_list(kind) or pa.types.is_large_list(kind))
+
+
+def _groups(lists: Any) -> list[tuple[np.ndarray | None, list[Any]]]:
+    """The rows of a column of lists of blanks grouped by their number of blanks, fewest
+    first: each group's rows and blank columns (none for answers without blanks).
+    Raises ``TypeError`` for a column that is not lists of text or has a null list."""
+    import pyarrow as pa
+
+    from ..io.arrays import text_lists   # pyarrow: imported when a table is scored, not with the rule
+
+    if isinstance(lists, pa.ChunkedArray):
+        lists = lists.combine_chunks()
+    if not text_lists(lists):
+        raise TypeError(f"a column of answers must hold lists of text, without null lists; this one holds "
+                        f"{lists.type}{' with nulls' if lists.null_count else ''}")
+    if not len(lists):
+        return []
+    offsets = np.asarray(lists.offsets)
+    widths = np.diff(offsets)
+    values = lists.values
+    if pa.types.is_null(lists.type.value_type):
+        values = pa.nulls(len(values), pa.string())
+    if (widths == widths[0]).all():   # one group: every row, its blanks at a fixed stride
+        width = int(widths[0])
+        if width == 1:
+            return [(None, [values.slice(int(offsets[0]), len(lists))])]
+        starts = offsets[:-1].astype(np.int64)
+        return [(None, [_take(values, starts + j) for j in range(width)])]
+    groups = []
+    for width in np.unique(widths):
+        rows = np.flatnonzero(widths == width)
+        starts = offsets[:-1][rows].astype(np.int64)
+        groups.append((rows, [_take(values, starts + j) for j in range(int(width))]))
+    return groups
+
+
+def _take(values: Any, index: np.ndarray) -> Any:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pc.take(values, pa.array(index))
+
+
+def _as_column(column: Any) -> Any:
+    """An Arrow array, chunked array, or an object exposing the Arrow C array/stream
+    interface (a pandas or polars Series) as an Arrow (chunked) array."""
+    if _is_arrow(column):
+        return column
+    import pyarrow as pa
+
+    if hasattr(column, "__arrow_c_array__"):
+        return pa.array(column)
+    return pa.chunked_array(column)
+
+
+def _is_column(value: Any) -> bool:
+    return (_is_arrow(value) and hasattr(value, "type")) or hasattr(value, "__arrow_c_array__") \
+        or (hasattr(value, "__arrow_c_stream__") and not hasattr(value, "columns"))
+
+
+def _is_arrow(value: Any) -> bool:
+    return type(value).__module__.startswith("pyarrow")
+
+
+def _is_string_view(pa: Any, kind: Any) -> bool:
+    check = getattr(pa.types, "is_string_view", None)  # pyarrow >= 16
+    return bool(check and check(kind))
