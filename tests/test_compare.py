@@ -211,6 +211,31 @@ def test_compare_command(tmp_path):
     assert "by mark level: n, then each scorer's mean score / exact agreement" in plain
 
 
+def test_compare_command_with_second_marks_and_groups(tmp_path):
+    data = tmp_path / "d.csv"
+    rows = ["id,answer,mark,teacher2,school"] + [
+        f"{i},{'开始前进结束' if i % 3 else '如果红灯'},{i % 5},{(i + i // 7) % 5 if i % 4 else ''},{'ns'[i % 2]}"
+        for i in range(40)
+    ]
+    data.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    rule = DEMO / "traffic-light.rule.json"
+    args = ["compare", data, "--label", "mark", "--label2", "teacher2", "--by", "school", rule, "--resamples", "100"]
+    proc = run(*args, "--json", "--html", tmp_path / "c.html")
+    out, err = text(proc)
+    assert proc.returncode == 0, err
+    result = json.loads(out)
+    assert result["label2"] == "teacher2" and result["by"] == "school"
+    assert [s["name"] for s in result["scorers"]] == ["traffic-light.rule.json"]   # teacher2 and school: no blanks
+    assert result["human_human"]["n"] == 30 and set(result["scorers"][0]["prmse"]) == {"value", "ci"}
+    assert [g["value"] for g in result["scorers"][0]["groups"]] == ["n", "s"]
+    page = (tmp_path / "c.html").read_text(encoding="utf-8")
+    assert "teacher2 (H–H)" in page and "by school" in page
+    plain, _ = text(run(*args))
+    assert "teacher2 (H–H)" in plain and "PRMSE" in plain and "traffic-light.rule.json by school" in plain
+    proc = run("compare", data, "--label", "mark", "--label2", "nobody", rule)
+    assert proc.returncode == 2 and "nobody" in text(proc)[1] and "Traceback" not in text(proc)[1]
+
+
 def test_compare_errors(tmp_path):
     data = tmp_path / "d.csv"
     data.write_text("answer,mark\na,1\n", encoding="utf-8")

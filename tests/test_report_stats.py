@@ -3,6 +3,7 @@ PRMSE) and subgroups, against values worked by hand and a plain reference; the t
 confusion matrix with large counts."""
 from __future__ import annotations
 
+import json
 import math
 from fractions import Fraction
 
@@ -275,3 +276,22 @@ def test_full_report_with_second_marks_and_groups_in_text_json_and_html():
     page = render_html(report.agreement, "t", "mark", "score_col", report)
     assert "Second marks (mark2)" in page and "PRMSE" in page and "By school" in page
     assert '<span class="low">' in page
+
+
+def test_report_command_with_second_marks_and_groups(tmp_path):
+    from test_cli import run, text
+
+    scored = tmp_path / "s.csv"
+    lines = ["id,answer,mark,mark2,school,coscore_score"] + [
+        f"{i},x,{i % 6},{(i % 6) + (i % 3 == 0) if i % 5 else ''},{'ab'[i % 2]},{min(10, i % 6 + i % 2)}"
+        for i in range(30)]
+    scored.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    args = ["report", scored, "--label", "mark", "--label2", "mark2", "--by", "school"]
+    proc = run(*args, "--json")
+    out, err = text(proc)
+    assert proc.returncode == 0, err
+    d = json.loads(out)
+    assert d["label2"] == "mark2" and d["consistency"]["human_human"]["n"] == 24
+    assert d["consistency"]["true_score"]["prmse"] is not None and [g["value"] for g in d["groups"]] == ["a", "b"]
+    plain, _ = text(run(*args))
+    assert "second marks: mark2 against mark on the 24 rows marked twice" in plain and "PRMSE" in plain
