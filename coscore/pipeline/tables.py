@@ -86,6 +86,8 @@ def blank_table(source: Any) -> BlankTable | list | None:
         return source
     if isinstance(source, Mapping):
         raise TypeError(f"cannot score a {type(source).__name__}: {WHAT_TO_PASS}")
+    if isinstance(source, list) and source and all(isinstance(item, np.ndarray) for item in source):
+        raise TypeError(f"cannot score a list of numpy arrays: {WHAT_TO_PASS}")
     if isinstance(source, list) and source and _is_column(source[0]):
         return _columns([_as_column(c) for c in source], cast=not all(_is_arrow(c) for c in source))
     if isinstance(source, (str, bytes, list, tuple)):
@@ -201,6 +203,10 @@ def text_array(column: Any, cast: bool = False) -> Any:
     if pa.types.is_null(kind):
         return pa.nulls(len(column), pa.string())
     if pa.types.is_dictionary(kind):
+        if _is_string_view(pa, kind.value_type):   # Arrow decodes no string_view: its values as large_string first
+            column = _each_chunk(column, lambda a: pa.DictionaryArray.from_arrays(
+                a.indices, a.dictionary.cast(pa.large_string())))
+            kind = column.type
         column = column.cast(kind.value_type)
         kind = kind.value_type
     if _is_string_view(pa, kind):
@@ -335,6 +341,15 @@ def _is_column(value: Any) -> bool:
 
 def _is_arrow(value: Any) -> bool:
     return type(value).__module__.startswith("pyarrow")
+
+
+def _each_chunk(column: Any, change: Any) -> Any:
+    """``change`` of an array, or of each chunk of a chunked array."""
+    import pyarrow as pa
+
+    if isinstance(column, pa.ChunkedArray):
+        return pa.chunked_array([change(chunk) for chunk in column.chunks]) if column.num_chunks else column
+    return change(column)
 
 
 def _is_string_view(pa: Any, kind: Any) -> bool:
