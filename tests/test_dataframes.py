@@ -113,3 +113,18 @@ def test_a_dataframe_like_object_that_cannot_be_read_is_refused():
 
     with pytest.raises(TypeError, match="cannot read the Frame"):
         RULES["two"].score_many(Frame())
+
+
+def test_answers_as_python_lists_import_no_pyarrow():
+    """Telling answers from columns costs nothing: lists and generators never import pyarrow."""
+    import subprocess
+    import sys
+
+    code = ("import sys, coscore\n"
+            "r = coscore.compile({'atoms': {}, 'combos': {'A': {'combo': 'Q(0)', 'score': 1, 'mode': 'logic'}},"
+            " 'comboMode': 'ADD'})\n"
+            "r.score_many([['a'], 'b']); r.score_many(iter([['a']])); list(r.score_chunks(a for a in [['a']]))\n"
+            "print('pyarrow' in sys.modules, 'pandas' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).parent.parent)
+    assert done.stdout.split() == ["False", "False"], done.stderr

@@ -112,6 +112,8 @@ def _frame(source: Any) -> Any:
     """A pyarrow Table of a DataFrame (pandas, polars, …) or of an Arrow C stream; a one
     column table for a pandas Series; :class:`_OddCells` for a pandas DataFrame whose
     object columns hold values that are not text; ``None`` for anything else."""
+    if not (hasattr(source, "__arrow_c_stream__") or hasattr(source, "__dataframe__")):
+        return None   # answers: pyarrow is not imported for them
     import pyarrow as pa
 
     if _is_pandas_frame(source):
