@@ -128,3 +128,11 @@ def test_answers_as_python_lists_import_no_pyarrow():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                           cwd=Path(__file__).parent.parent)
     assert done.stdout.split() == ["False", "False"], done.stderr
+
+
+def test_a_series_is_one_blank_column():
+    rule = RULES["two"]
+    _same(rule.score_many(pd.Series(["车道", None, "a"])), rule.score_many(["车道", "", "a"]))
+    _same(rule.score_many(pl.Series(["车道", None, "a"])), rule.score_many(["车道", "", "a"]))
+    odd = rule.score_many(pd.Series(["车道", 5], dtype=object))   # its items are answers: 5 fails alone
+    assert odd.errors[0] is None and "not int" in odd.errors[1]

@@ -122,11 +122,13 @@ def _frame(source: Any) -> Any:
         try:
             return pa.table(source)
         except (TypeError, ValueError, pa.ArrowException) as exc:
-            try:   # a stream of one column (a Series)
-                return pa.table({"blank": pa.chunked_array(source)})
-            except (TypeError, ValueError, pa.ArrowException):
+            if hasattr(source, "columns"):
                 raise TypeError(f"cannot read the {type(source).__name__} as Arrow columns ({exc}): "
                                 f"{WHAT_TO_PASS}") from None
+        try:   # a stream of one column (a Series): one blank
+            return pa.table({"blank": pa.chunked_array(source)})
+        except (TypeError, ValueError, pa.ArrowException):
+            return None   # odd values: its items are taken as answers, each failing on its own
     if hasattr(source, "__dataframe__"):
         import pyarrow.interchange
 
@@ -178,7 +180,7 @@ def _pandas_table(frame: Any) -> Any:
 
 
 def _is_pandas_frame(source: Any) -> bool:
-    return type(source).__module__.startswith("pandas") and hasattr(source, "iloc")
+    return type(source).__module__.startswith("pandas") and hasattr(source, "iloc") and hasattr(source, "columns")
 
 
 def _columns(columns: list[Any], cast: bool) -> BlankTable:
