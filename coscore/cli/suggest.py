@@ -1,0 +1,59 @@
+"""``coscore suggest RULE DATA --label COL``: what the rule misses -- phrases that separate
+high marks from low ones and that no atom covers, and the answers it scores furthest
+from their marks, grouped by similarity, with the atom that came closest."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+from ..io import InputError
+from .errors import EXIT_OK, UsageError
+from .options import add_data_options, positive_int
+
+DESCRIPTION = """Read the marked answers of DATA and show what RULE misses: the phrases (runs of 2 to
+4 characters, never across punctuation; no word segmentation needed for Chinese) that
+separate high marks from low ones and that no atom names, each with its counts and
+example answers; then the distinct answers the rule scores furthest from their marks,
+grouped by similarity, each with the atom that came closest. --json prints the same as
+data (documented in docs/tune.md)."""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``coscore suggest``."""
+    p.add_argument("rule", metavar="RULE", help="the rule (.json)")
+    p.add_argument("data", metavar="DATA", help="answers with the teachers' marks")
+    p.add_argument("--label", required=True, metavar="COL", help="the teachers' mark column")
+    add_data_options(p)
+    p.add_argument("--top", type=positive_int, default=10, metavar="K",
+                   help="phrases of high marks and of low marks to show, each (default 10)")
+    p.add_argument("--min-rows", type=positive_int, default=3, metavar="N",
+                   help="a phrase must be in at least N rows (default 3)")
+    p.add_argument("--min-z", type=float, default=2.0, metavar="Z",
+                   help="a phrase must separate the marks with |z| >= Z (default 2)")
+    p.add_argument("--limit", type=positive_int, default=20, metavar="K",
+                   help="missed answers to show, furthest first (default 20)")
+    p.add_argument("--json", action="store_true", help="print the suggestions as a JSON object")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the suggestions (text or JSON); return the exit status."""
+    from ..labelled import read_table
+    from ..suggest import render, suggest
+    from .rules import load_rule
+
+    rule, _ = load_rule(args.rule)
+    table = read_table(args.data, args.format, args.blanks, args.label)
+    if table.label is None or table.label not in table.columns:
+        raise InputError(table.source, f"no such column (columns: {', '.join(table.columns)})", column=args.label)
+    try:
+        found = suggest(rule, list(table.answers), table.marks, top=args.top, min_rows=args.min_rows,
+                        min_z=args.min_z, limit=args.limit)
+    except ValueError as exc:
+        raise UsageError(f"{table.source}: {exc}") from None
+    if args.json:
+        out = {"rule": args.rule, "data": table.source, "label": table.label, **found.to_dict()}
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+    else:
+        print(render(found, os.path.basename(args.rule), os.path.basename(table.source)))
+    return EXIT_OK
