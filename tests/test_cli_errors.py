@@ -103,6 +103,8 @@ DATA_COMMANDS = {
     "explain": lambda rule, data: ["explain", rule, data, "--row", "1"],
     "compare": lambda rule, data: ["compare", data, rule, "--label", "score"],
     "report": lambda rule, data: ["report", data, "--label", "score", "--pred", "score"],
+    "tune": lambda rule, data: ["tune", rule, data, "--label", "score"],
+    "suggest": lambda rule, data: ["suggest", rule, data, "--label", "score"],
 }
 
 BAD_DATA = {  # file -> words its message must hold (besides the file's name)

@@ -16,7 +16,8 @@ every cell, Haldane–Anscombe), and ``z`` is that divided by its standard error
 A phrase is *covered* when an atom already names it: it lies inside an EM/OP/CS key or
 an SM option (its ``!``/``~`` prefix set aside), or an SM option lies inside it (every
 answer with the phrase then has that option). Of phrases found in exactly the same rows,
-only the longest is kept (``障碍物`` hides ``障碍`` when every answer with one has the other).
+only the longest is kept (``障碍物`` hides ``障碍`` when every answer with one has the other),
+covered or not: ``否有``, found only inside ``是否有``, goes with it when ``是否`` is an option.
 """
 from __future__ import annotations
 
@@ -139,8 +140,7 @@ def find(answers: Sequence[Sequence[str]], marks: np.ndarray, rule: Any, min_row
             rows_of.setdefault(phrase, []).append(row)
     keys, options = atom_texts(rule)
     total = float(marks.sum())
-    kept: list[Phrase] = []
-    left_out = 0
+    qualified: list[Phrase] = []
     for phrase, rows in rows_of.items():
         if len(rows) < min_rows:
             continue
@@ -148,14 +148,13 @@ def find(answers: Sequence[Sequence[str]], marks: np.ndarray, rule: Any, min_row
         z = z_score(a, n1, len(rows) - a, n0)
         if abs(z) < min_z:
             continue
-        if covered(phrase, keys, options):
-            left_out += 1
-            continue
         with_sum = float(marks[rows].sum())
         rest = len(marks) - len(rows)
-        kept.append(Phrase(phrase, rows, a, len(rows) - a, with_sum / len(rows),
-                           (total - with_sum) / rest if rest else None, z))
-    return _longest(kept), left_out
+        qualified.append(Phrase(phrase, rows, a, len(rows) - a, with_sum / len(rows),
+                                (total - with_sum) / rest if rest else None, z))
+    longest = _longest(qualified)
+    kept = [p for p in longest if not covered(p.phrase, keys, options)]
+    return kept, len(longest) - len(kept)
 
 
 def _longest(phrases: list[Phrase]) -> list[Phrase]:

@@ -34,8 +34,10 @@ import numpy as np
 
 from .space import Space, State
 
-#: Structures kept at most (besides those a search has started a move from).
-CACHE = 512
+#: The memory the kept structures may take at most (besides those a search has started a
+#: move from), and the fewest kept whatever their size.
+CACHE_BYTES = 256 << 20
+CACHE_MIN = 16
 
 
 @dataclass
@@ -143,7 +145,8 @@ class Outcomes:
         rows = self._reached(parent, start, key) if parent is not None else None
         scored = self._score(key, parent, rows)
         self._scored[key] = scored
-        while len(self._scored) > CACHE:
+        room = max(CACHE_MIN, CACHE_BYTES // max(1, scored.columns.nbytes + scored.failed.nbytes))
+        while len(self._scored) > room:
             self._scored.popitem(last=False)
         return scored
 
