@@ -172,3 +172,30 @@ def test_other_metrics(tmp_path):
         assert result.metric == metric
         if result.accepted:
             assert result.improvement.value > 0 and result.improvement.ci[0] > 0
+
+
+def test_the_readme_section_runs_and_prints_what_it_shows(tmp_path):
+    """The README's tune section: every command runs (exit 0) in a scratch folder, and
+    every line its console blocks show (but '…') is a line some command printed."""
+    import re
+    import shlex
+    import shutil
+
+    from test_cli import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("<!-- section: tune -->"):readme.index("<!-- end: tune -->")]
+    block = re.search(r"<!-- tuning -->\n```sh\n(.*?)```", section, re.S).group(1).replace("\\\n", " ")
+    shutil.copytree(ROOT / "coscore" / "data" / "demo", tmp_path / "coscore" / "data" / "demo")
+    printed: list[str] = []
+    for line in block.strip().splitlines():
+        args = shlex.split(line)
+        assert args[0] == "coscore"
+        proc = run(*args[1:], cwd=tmp_path)
+        out, err = text(proc)
+        assert proc.returncode == 0, (line, err)
+        printed += out.splitlines()
+    shown = [line for console in re.findall(r"```console\n(.*?)```", section, re.S)
+             for line in console.splitlines() if line.strip() and line.strip() != "…"]
+    assert shown and all(line in printed for line in shown), [line for line in shown if line not in printed]
+    assert json.loads((tmp_path / "tuned.rule.json").read_text(encoding="utf-8"))["combos"]["C"]["score"] == 1
