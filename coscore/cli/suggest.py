@@ -4,12 +4,12 @@ from their marks, grouped by similarity, with the atom that came closest."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 
-from ..io import InputError
-from .errors import EXIT_OK, UsageError
+from .agreement import emit
+from .errors import UsageError
 from .options import add_data_options, positive_int
+from .rules import load_rule
 
 DESCRIPTION = """Read the marked answers of DATA and show what RULE misses: the phrases (runs of 2 to
 4 characters, never across punctuation; no word segmentation needed for Chinese) that
@@ -34,26 +34,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=positive_int, default=20, metavar="K",
                    help="missed answers to show, furthest first (default 20)")
     p.add_argument("--json", action="store_true", help="print the suggestions as a JSON object")
+    p.set_defaults(html=None)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the suggestions (text or JSON); return the exit status."""
-    from ..labelled import read_table
+    from ..labelled import read_marked
     from ..suggest import render, suggest
-    from .rules import load_rule
 
-    rule, _ = load_rule(args.rule)
-    table = read_table(args.data, args.format, args.blanks, args.label)
-    if table.label is None or table.label not in table.columns:
-        raise InputError(table.source, f"no such column (columns: {', '.join(table.columns)})", column=args.label)
+    table = read_marked(args.data, args.format, args.blanks, args.label)
     try:
-        found = suggest(rule, list(table.answers), table.marks, top=args.top, min_rows=args.min_rows,
-                        min_z=args.min_z, limit=args.limit)
-    except ValueError as exc:
+        found = suggest(load_rule(args.rule)[0], list(table.answers), table.marks, top=args.top,
+                        min_rows=args.min_rows, min_z=args.min_z, limit=args.limit)
+    except ValueError as exc:   # no marked answer
         raise UsageError(f"{table.source}: {exc}") from None
-    if args.json:
-        out = {"rule": args.rule, "data": table.source, "label": table.label, **found.to_dict()}
-        print(json.dumps(out, ensure_ascii=False, indent=2))
-    else:
-        print(render(found, os.path.basename(args.rule), os.path.basename(table.source)))
-    return EXIT_OK
+    where = {"rule": args.rule, "data": table.source, "label": table.label}
+    return emit(args, lambda: {**where, **found.to_dict()},
+                lambda: render(found, os.path.basename(args.rule), os.path.basename(table.source)), str)

@@ -3,11 +3,10 @@ better agreement with the marks; keep the change only if it holds up held out.""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 
-from ..io import InputError
-from .errors import EXIT_OK, UsageError
+from .agreement import emit
+from .errors import UsageError
 from .options import add_data_options, positive_int, whole_number
 from .rules import load_rule
 
@@ -38,6 +37,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"bootstrap resamples (default {RESAMPLES})")
     p.add_argument("--drop", action="store_true", help="also try leaving out each combo")
     p.add_argument("--json", action="store_true", help="print the outcome as a JSON object")
+    p.set_defaults(html=None)
 
 
 def _folds(text: str) -> int:
@@ -45,16 +45,14 @@ def _folds(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Tune, print the outcome (text or JSON) and write the rule; return the exit status."""
+    """Tune, write the rule and print the outcome (text or JSON); return the exit status."""
     from ..io.atomic import atomic_output
-    from ..labelled import read_table
+    from ..labelled import read_marked
     from ..tune import tune
     from ..tune.render import render
 
-    rule, text = load_rule(args.rule)
-    table = read_table(args.data, args.format, args.blanks, args.label)
-    if table.label is None or table.label not in table.columns:
-        raise InputError(table.source, f"no such column (columns: {', '.join(table.columns)})", column=args.label)
+    text = load_rule(args.rule)[1]
+    table = read_marked(args.data, args.format, args.blanks, args.label)
     try:
         result = tune(text, list(table.answers), table.marks, metric=args.metric, folds=args.folds,
                       seed=args.seed, resamples=args.resamples, drop=args.drop)
@@ -63,10 +61,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         with atomic_output(args.output) as stream:
             stream.write(result.text)
-    if args.json:
-        out = {"rule": args.rule, "data": table.source, "label": table.label, "output": args.output,
-               **result.to_dict()}
-        print(json.dumps(out, ensure_ascii=False, indent=2))
-    else:
-        print(render(result, os.path.basename(args.rule), os.path.basename(table.source), args.output))
-    return EXIT_OK
+    where = {"rule": args.rule, "data": table.source, "label": table.label, "output": args.output}
+    return emit(args, lambda: {**where, **result.to_dict()},
+                lambda: render(result, os.path.basename(args.rule), os.path.basename(table.source), args.output),
+                str)
