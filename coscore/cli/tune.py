@@ -31,7 +31,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_data_options(p)
     p.add_argument("--metric", choices=list(METRICS), default="qwk", help="the figure to raise (default qwk)")
     p.add_argument("--folds", type=_folds, default=5, metavar="K", help="cross-validation folds (default 5)")
-    p.add_argument("--seed", type=int, default=SEED, metavar="S",
+    p.add_argument("--seed", type=_seed, default=SEED, metavar="S",
                    help=f"seed of the folds and the bootstrap (default {SEED})")
     p.add_argument("--resamples", type=positive_int, default=RESAMPLES, metavar="B",
                    help=f"bootstrap resamples (default {RESAMPLES})")
@@ -42,6 +42,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _folds(text: str) -> int:
     return whole_number(text, 2, None, "a number of folds", "at least 2 folds")
+
+
+def _seed(text: str) -> int:
+    return whole_number(text, 0, None, "a seed", "a seed of 0 or more")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -3,9 +3,9 @@ ones and that no atom covers (:mod:`.phrases`), and the distinct answers the rul
 furthest from their marks, grouped by similarity, each with the atom that came closest
 (:mod:`.misses`). :func:`suggest` gives both; :func:`render` prints them.
 
->>> found = suggest(Path("rule.json"), answers, marks)            # doctest: +SKIP
->>> [(p.phrase, p.high, p.low) for p in found.high][:2]            # doctest: +SKIP
-[('障碍物', 21, 9), ('是否', 18, 6)]
+>>> found = suggest(Path("lane-change.rule.json"), answers, marks)   # doctest: +SKIP
+>>> [(p.phrase, p.high, p.low) for p in found.high][:2]              # doctest: +SKIP
+[('有障碍', 22, 11), ('左车道', 16, 5)]
 """
 from __future__ import annotations
 

@@ -3,9 +3,9 @@ tweak by hand, searched for better agreement with the marks, and kept only when 
 gain holds up on answers the search never saw (k-fold cross-validation and a paired
 bootstrap interval above zero).
 
->>> result = tune(Path("rule.json"), answers, marks, seed=1)     # doctest: +SKIP
->>> result.accepted, [str(c) for c in result.changes]             # doctest: +SKIP
-(True, ['combos.C.score: 2 → 1'])
+>>> result = tune(Path("traffic-light.rule.json"), answers, marks)   # doctest: +SKIP
+>>> result.accepted, [str(c) for c in result.changes]                 # doctest: +SKIP
+(True, ['atoms.0.desc: "0:…" → "0.15:…"', 'combos.C.score: 2 → 1'])
 
 - :mod:`.space` — the knobs (:class:`State`, :class:`Change`) and the rule of a setting;
 - :mod:`.outcomes` — the distinct answers scored once per structure, shared by every search;

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..report.counts import PairColumns, Sample, centre, tally, value
 from .outcomes import Outcomes
-from .space import Space, State
+from .space import Knob, Space, State
 
 #: The figures a search may raise: name -> how a larger value is better
 #: (``1``: larger, ``-1``: smaller, ``0``: nearer zero).
@@ -121,7 +121,7 @@ def search(space: Space, outcomes: Outcomes, objective: Objective,
     return Found(state, best, first, steps)
 
 
-def _order(state: State, knob) -> float:
+def _order(state: State, knob: Knob) -> float:
     """The last tie-break between candidates: the smaller value (kept last when dropped)."""
     if knob.kind == "threshold":
         return state.thresholds[knob.index]

@@ -146,12 +146,9 @@ class Space:
         out = copy.deepcopy(dict(self.source))
         atoms = out.get("atoms", {})
         for key in atoms:
-            name = str(key)
-            if name in self.atoms:
-                i = self.atoms.index(name)
-                if state.thresholds[i] != self.original.thresholds[i]:
-                    rest = atoms[key]["desc"].partition(":")[2]
-                    atoms[key]["desc"] = f"{threshold_text(state.thresholds[i])}:{rest}"
+            desc = self._desc(state, str(key), atoms[key]["desc"])
+            if desc is not None:
+                atoms[key]["desc"] = desc
         combos = out.get("combos", {})
         for key in list(combos):
             name = str(key)
@@ -165,18 +162,24 @@ class Space:
                 combos[key]["score"] = state.scores[j]
         return out
 
+    def _desc(self, state: State, atom: str, desc: str) -> str | None:
+        """The desc of ``atom`` (written ``desc``) under ``state``: its new threshold before
+        the keys as written; ``None`` when the threshold is its own."""
+        if atom not in self.atoms:
+            return None
+        i = self.atoms.index(atom)
+        if state.thresholds[i] == self.original.thresholds[i]:
+            return None
+        return f"{threshold_text(state.thresholds[i])}:{desc.partition(':')[2]}"
+
     def changes(self, state: State) -> list[Change]:
         """How the rule of ``state`` differs from the original, in the rule's own order."""
         out = []
         atoms = self.source.get("atoms", {})
         for key in atoms:
-            name = str(key)
-            if name in self.atoms:
-                i = self.atoms.index(name)
-                if state.thresholds[i] != self.original.thresholds[i]:
-                    desc = atoms[key]["desc"]
-                    rest = desc.partition(":")[2]
-                    out.append(Change(f"atoms.{name}.desc", desc, f"{threshold_text(state.thresholds[i])}:{rest}"))
+            desc = self._desc(state, str(key), atoms[key]["desc"])
+            if desc is not None:
+                out.append(Change(f"atoms.{key}.desc", atoms[key]["desc"], desc))
         combos = self.source.get("combos", {})
         for key in combos:
             name = str(key)

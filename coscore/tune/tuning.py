@@ -152,7 +152,10 @@ def tune(rule: Any, answers: Sequence[Any], marks: Sequence[Any], *, metric: str
         held_out, found = cross_validate(space, outcomes, h, index, metric, folds, seed, clean)
         fold_changes = [space.changes(f.state) for f in found]
         before, after, improvement, _ = paired(h, original, held_out, metric, resamples, seed)
-        reason = _not_confident(metric, improvement)
+        failing = int((np.isnan(held_out) & ~np.isnan(original)).sum())
+        reason = _not_confident(metric, improvement) if not failing else (
+            f"the rules the folds' searches found fail {failing} held-out answer{'s' * (failing != 1)} "
+            "the original scores, so the change found on all rows is not made")
     accepted = reason is None
     state = full.state if accepted else space.original
     written = space.text(state, text) if accepted else text
