@@ -199,3 +199,16 @@ def test_the_readme_section_runs_and_prints_what_it_shows(tmp_path):
              for line in console.splitlines() if line.strip() and line.strip() != "…"]
     assert shown and all(line in printed for line in shown), [line for line in shown if line not in printed]
     assert json.loads((tmp_path / "tuned.rule.json").read_text(encoding="utf-8"))["combos"]["C"]["score"] == 1
+
+
+def test_the_tuned_rule_keeps_the_layout_and_what_was_not_tuned():
+    source = ('{\n    "comboMode": "ADD",\n    "note": "\\ud800 kept",\n    "atoms": {"7": {"type": "CS", "desc": " 0.90 :红灯,绿灯"}},\n'
+              '    "combos": {"Z": {"combo": "G(7, T(0))", "score": 2.0, "mode": "logic"}}\n}')
+    compiled = coscore.compile(source)
+    space = Space(json.loads(source), compiled)
+    tuned = space.text(State((0.45,), (3,)), source)
+    assert tuned.startswith('{\n    "comboMode": "ADD",\n    "note": "\\ud800 kept",') and not tuned.endswith("\n")
+    data = json.loads(tuned)
+    assert data["atoms"]["7"]["desc"] == "0.45:红灯,绿灯" and data["combos"]["Z"]["score"] == 3
+    assert json.loads(space.text(space.original, source)) == json.loads(source)
+    assert space.text(space.original, source + "\n").endswith("}\n")

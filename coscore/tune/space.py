@@ -199,4 +199,9 @@ class Space:
             spaces = len(line) - len(line.lstrip(" "))
             indent = spaces if spaces else indent
         end = "\n" if like.endswith("\n") or not like else ""
-        return json.dumps(self.rule(state), ensure_ascii=False, indent=indent) + end
+        text = json.dumps(self.rule(state), ensure_ascii=False, indent=indent) + end
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:   # a lone surrogate (JSON can spell one, UTF-8 cannot): escape
+            text = json.dumps(self.rule(state), indent=indent) + end
+        return text
