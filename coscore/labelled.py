@@ -255,6 +255,21 @@ def read_table(
     return table
 
 
+def read_marked(
+    path: str | os.PathLike[str],
+    fmt: str | None = None,
+    blanks: Sequence[str] | None = None,
+    label: str = "score",
+    exclude: Sequence[str] = (),
+) -> Table:
+    """:func:`read_table` of a file that must have the mark column ``label``: an
+    :class:`~coscore.io.InputError` naming the columns it has when it has not."""
+    table = read_table(path, fmt, blanks, label, exclude)
+    if table.label is None or table.label not in table.columns:
+        raise InputError(table.source, f"no such column (columns: {', '.join(table.columns)})", column=label)
+    return table
+
+
 def _joined(tables: list[Any]) -> Any:
     """The chunks' blank columns as one table (their types unified where chunks differ)."""
     import pyarrow as pa

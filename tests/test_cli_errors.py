@@ -103,6 +103,8 @@ DATA_COMMANDS = {
     "explain": lambda rule, data: ["explain", rule, data, "--row", "1"],
     "compare": lambda rule, data: ["compare", data, rule, "--label", "score"],
     "report": lambda rule, data: ["report", data, "--label", "score", "--pred", "score"],
+    "tune": lambda rule, data: ["tune", rule, data, "--label", "score"],
+    "suggest": lambda rule, data: ["suggest", rule, data, "--label", "score"],
 }
 
 BAD_DATA = {  # file -> words its message must hold (besides the file's name)
@@ -158,11 +160,13 @@ BAD_RULES = {
 
 
 @pytest.mark.parametrize("name", sorted(BAD_RULES))
-@pytest.mark.parametrize("subcommand", ["score", "explain", "report"])
+@pytest.mark.parametrize("subcommand", ["score", "explain", "report", "tune", "suggest"])
 def test_bad_rule_files_exit_2_naming_the_file(files, tmp_path, capsys, subcommand, name):
     rule = files.get(name, tmp_path / name)
     argv = {"score": ["score", rule, files["good.csv"]], "explain": ["explain", rule, "a"],
-            "report": ["report", files["good.csv"], "--label", "score", "--pred", "score", "--rule", rule]}[subcommand]
+            "report": ["report", files["good.csv"], "--label", "score", "--pred", "score", "--rule", rule],
+            "tune": ["tune", rule, files["good.csv"], "--label", "score"],
+            "suggest": ["suggest", rule, files["good.csv"], "--label", "score"]}[subcommand]
     status, _, err = command(*argv, capsys=capsys)
     assert "Traceback" not in err and status == 2, err
     first = err.strip().splitlines()[0]
@@ -347,3 +351,16 @@ def test_the_real_command_has_the_last_resort_too(tmp_path):
                  ["compare", data, rule, "--label", "score"]):
         proc = real_command(*argv)
         one_line_error(proc.returncode, proc.stderr, str(data), "line 1", "nested too deeply")
+
+
+@pytest.mark.parametrize("subcommand", ["tune", "suggest"])
+def test_data_without_a_usable_mark_is_one_line(files, tmp_path, capsys, subcommand):
+    unmarked = tmp_path / "unmarked.csv"
+    unmarked.write_text("id,q1,score\n1,a,\n2,b,\n", encoding="utf-8")
+    status, _, err = command(subcommand, files["rule.json"], unmarked, "--label", "score", capsys=capsys)
+    one_line_error(status, err, str(unmarked), "no marked answers")
+    status, _, err = command(subcommand, files["rule.json"], files["good.csv"], "--label", "mark", capsys=capsys)
+    one_line_error(status, err, str(files["good.csv"]), "no such column")
+    if subcommand == "tune":
+        status, _, err = command("tune", files["rule.json"], files["good.csv"], "--label", "score", capsys=capsys)
+        one_line_error(status, err, str(files["good.csv"]), "2 distinct marked answers: too few for 5 folds")

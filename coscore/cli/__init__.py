@@ -56,6 +56,8 @@ COMMANDS: dict[str, Command] = {
     "explain": Command("coscore.cli.explain", "show why answers get their scores"),
     "report": Command("coscore.cli.report", "agreement of coscore with the teachers' marks"),
     "compare": Command("coscore.cli.compare", "compare scorers (rules or score columns) against the same marks"),
+    "tune": Command("coscore.cli.tune", "tune a rule's thresholds and scores on marked answers, checked held out"),
+    "suggest": Command("coscore.cli.suggest", "what a rule misses: phrases of high marks, answers scored furthest off"),
     "demo": Command("coscore.cli.demo", "score the bundled CoScore datasets and show the agreement"),
     "expect": Command("coscore.cli.expect", "check rules against their test suites (Expectations 0.7.2)"),
     "serve": Command("coscore.cli.serve", "run the drop-in HTTP scoring service", "pip install 'coscore[serve]'"),

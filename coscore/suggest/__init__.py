@@ -1,0 +1,134 @@
+"""What a rule misses, from marked answers: the phrases that separate high marks from low
+ones and that no atom covers (:mod:`.phrases`), and the distinct answers the rule scores
+furthest from their marks, grouped by similarity, each with the atom that came closest
+(:mod:`.misses`). :func:`suggest` gives both; :func:`render` prints them.
+
+>>> found = suggest(Path("lane-change.rule.json"), answers, marks)   # doctest: +SKIP
+>>> [(p.phrase, p.high, p.low) for p in found.high][:2]              # doctest: +SKIP
+[('有障碍', 22, 11), ('左车道', 16, 5)]
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .misses import Closest, Group, Missed, missed
+from .phrases import Phrase, find, split
+
+__all__ = ["Closest", "Group", "Missed", "Phrase", "Suggestions", "render", "suggest"]
+
+
+@dataclass
+class Suggestions:
+    """The outcome of :func:`suggest`: ``n`` marked rows, how they were split (``split``:
+    ``median``, ``high`` in words, ``n_high``, ``n_low``), the phrases of high marks
+    (``high``) and of low marks (``low``), strongest first, ``covered`` (phrases left out
+    because an atom names them), the ``groups`` of missed answers and ``failed`` (distinct
+    answers the rule fails on, left out)."""
+
+    n: int
+    split: dict[str, Any]
+    high: list[Phrase] = field(default_factory=list)
+    low: list[Phrase] = field(default_factory=list)
+    covered: int = 0
+    groups: list[Group] = field(default_factory=list)
+    failed: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data (the shape is documented in docs/tune.md)."""
+        from ..report.sections import json_ready
+
+        return json_ready({
+            "n": self.n, "split": self.split,
+            "phrases": [_phrase_dict(p) for p in [*self.high, *self.low]],
+            "covered": self.covered,
+            "groups": [{"direction": g.direction, "shared": g.shared,
+                        "answers": [{**{k: v for k, v in asdict(m).items() if k != "closest"},
+                                     "closest": asdict(m.closest) if m.closest else None} for m in g.answers]}
+                       for g in self.groups],
+            "failed": self.failed,
+        })
+
+
+def _phrase_dict(p: Phrase) -> dict[str, Any]:
+    return {"phrase": p.phrase, "direction": p.direction, "rows": len(p.rows), "high": p.high, "low": p.low,
+            "mean_mark_with": p.mean_with, "mean_mark_without": p.mean_without, "z": p.z,
+            "under_scored": p.under, "over_scored": p.over, "examples": p.examples}
+
+
+def suggest(rule: Any, answers: Sequence[Any], marks: Sequence[Any], *, top: int = 10, min_rows: int = 3,
+            min_z: float = 2.0, examples: int = 3, limit: int = 20, similar: float = 0.4) -> Suggestions:
+    """What ``rule`` (a dict, JSON text, an ``os.PathLike`` or a compiled
+    :class:`coscore.Rule`) misses on ``answers`` (lists of blanks or strings) marked
+    ``marks`` (``None``/NaN: unmarked, left out).
+
+    Phrases: found in at least ``min_rows`` rows, ``|z| >= min_z``, the ``top`` strongest
+    of each direction, with up to ``examples`` example answers each (those the rule
+    scores wrong in the phrase's direction first: below the mark for a phrase of high
+    marks). Missed answers: the ``limit`` furthest from their marks, grouped at
+    similarity ``similar`` (0–1). Raises :class:`coscore.RuleError` for a rule that does
+    not compile and ``ValueError`` when no answer is marked.
+    """
+    import coscore
+
+    compiled = rule if isinstance(rule, coscore.Rule) else coscore.compile(rule)
+    h_all = np.asarray([math.nan if m is None else m for m in marks], dtype=np.float64)
+    if len(h_all) != len(answers):
+        raise ValueError(f"{len(answers)} answers but {len(h_all)} marks")
+    rows = np.flatnonzero(~np.isnan(h_all))
+    if not rows.size:
+        raise ValueError("no marked answers: give marks for some of them")
+    chosen = [[a] if isinstance(a, str) else list(a) for a in (answers[int(i)] for i in rows)]
+    h = h_all[rows]
+    scores = compiled.score_many(chosen).scores
+    high, median, how = split(h)
+    phrases, covered = find(chosen, h, compiled, min_rows, min_z)
+    for p in phrases:
+        _examples(p, chosen, h, scores, high, rows, examples)
+    groups, failed = missed(compiled, chosen, h, scores, limit, similar)
+    for group in groups:
+        for m in group.answers:
+            m.rows = [int(rows[r - 1]) + 1 for r in m.rows]
+    return Suggestions(int(rows.size), {"median": median, "high": how, "n_high": int(high.sum()),
+                                        "n_low": int((~high).sum())},
+                       [p for p in phrases if p.z > 0][:top], [p for p in phrases if p.z < 0][:top],
+                       covered, groups, failed)
+
+
+def _examples(p: Phrase, answers: list[list[str]], marks: np.ndarray, scores: np.ndarray, high: np.ndarray,
+              rows: np.ndarray, count: int) -> None:
+    """Count the rows of ``p`` the rule scores under and over the mark, and pick its examples:
+    distinct answers of its direction's rows, those scored wrong that way first."""
+    from ..report import round_half_up
+
+    picked = np.asarray(p.rows)
+    gap = np.where(np.isnan(scores[picked]), 0, round_half_up(np.nan_to_num(scores[picked])) - round_half_up(marks[picked]))
+    p.under, p.over = int((gap < 0).sum()), int((gap > 0).sum())
+    wanted = -1 if p.z > 0 else 1
+    side = high[picked] if p.z > 0 else ~high[picked]
+    order = sorted(range(len(picked)), key=lambda k: (not side[k], gap[k] * wanted <= 0,
+                                                        -abs(scores[picked[k]] - marks[picked[k]])
+                                                        if not np.isnan(scores[picked[k]]) else 0, picked[k]))
+    seen: set[tuple] = set()
+    for k in order:
+        r = int(picked[k])
+        key = tuple(answers[r])
+        if key in seen:
+            continue
+        seen.add(key)
+        score = float(scores[r])
+        p.examples.append({"row": int(rows[r]) + 1, "answer": answers[r], "mark": float(marks[r]),
+                           "score": None if math.isnan(score) else score})
+        if len(p.examples) == count:
+            break
+
+
+def render(found: Suggestions, rule: str = "the rule", data: str = "the data") -> str:
+    """The text ``coscore suggest`` prints."""
+    from .render import text
+
+    return text(found, rule, data)
