@@ -4,7 +4,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from . import Suggestions
 from .misses import Missed
 from .phrases import Phrase
 
@@ -14,8 +13,9 @@ CONTEXT = 16
 SHOWN = 70
 
 
-def text(found: Suggestions, rule: str, data: str) -> str:
-    """The phrases of high and of low marks, then the groups of missed answers."""
+def text(found: Any, rule: str, data: str) -> str:
+    """The phrases of high and of low marks of ``found`` (:class:`~coscore.suggest.Suggestions`),
+    then the groups of missed answers."""
     split = found.split
     lines = [f"coscore suggest: {rule} on {data}",
              f"{found.n} marked rows: high marks are {split['high']} ({split['n_high']} rows), "
