@@ -119,7 +119,7 @@ def render_demo(results: list[DemoResult], folder: Path | None = None) -> str:
         out += ["", "Next, see why an answer gets its score, or score a file yourself:"]
         out += [f"  {command}" for command in next_commands(folder)]
         if not html_reports():
-            out.append("  (for an HTML page with figures: pip install 'coscore[plot]', then add --html report.html)")
+            out.append("  (for an HTML page with figures, add --html report.html after: pip install matplotlib)")
     return "\n".join(out)
 
 

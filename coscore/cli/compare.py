@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     columns = [s for s in args.scorers if s not in rule_files]
     check_html(args, [args.data, *rule_files])
     table = read_table(args.data, args.format, args.blanks, args.label, exclude=columns)
-    warn_mark_blanks(table.source, blank_columns(table), args.blanks)
+    warn_mark_blanks(table.source, blank_columns(table, columns), args.blanks)
     if table.label is None or table.label not in table.columns:
         raise InputError(table.source, f"no such column (columns: {', '.join(table.columns)})", column=args.label)
     scorers = []

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import shlex
 from collections.abc import Iterable
+from typing import Any
 
 from ..diagnostics import shorten
 from ..io import INPUT_FORMATS
@@ -65,6 +66,11 @@ def warn_mark_blanks(source: str, blanks: Iterable[str], given: object) -> None:
                         f"if it holds the teachers' marks, give --label {shorten(shlex.quote(name), 200)}")
 
 
-def blank_columns(table: object) -> list[str]:
-    """The names of the blank columns of a table read whole (:func:`coscore.labelled.read_table`)."""
-    return list(getattr(getattr(table, "blanks", None), "column_names", []))
+def blank_columns(table: Any, exclude: Iterable[str] = ()) -> list[str]:
+    """The names of the blank columns of a table read whole (:func:`coscore.labelled.read_table`
+    with ``exclude``): its columns but ``id``, the label, ``exclude`` and ``coscore_*``, when
+    they are its blanks (``[]`` where the blanks are lists, as in JSON Lines)."""
+    chosen = getattr(getattr(table, "blanks", None), "column_names", [])
+    skip = {"id", table.label, *exclude}
+    names = [name for name in table.columns if name not in skip and not name.startswith("coscore_")]
+    return names if len(names) == len(chosen) and all(c == f"blank{i}" for i, c in enumerate(chosen)) else []

@@ -7,7 +7,7 @@ import dataclasses
 import re
 from typing import Any
 
-from ..diagnostics import Diagnostic, shorten
+from ..diagnostics import MESSAGE_LIMIT, Diagnostic, shorten
 from ..io import InputError, open_file
 from ..limits import Limits
 from .errors import UsageError
@@ -37,7 +37,8 @@ def read_rule_text(path: str) -> str:
 
 def load_rule(path: str, limits: Any = None) -> tuple[Any, str]:
     """Compile the rule file at ``path`` (with ``limits``: a :class:`coscore.Limits`);
-    a bad rule is a :class:`UsageError` listing its first problems (:data:`SHOWN_PROBLEMS`)."""
+    a bad rule is a :class:`UsageError` listing its first problems (at most
+    :data:`SHOWN_PROBLEMS`, in :data:`~coscore.diagnostics.MESSAGE_LIMIT` characters)."""
     import coscore
 
     text = read_rule_text(path)
@@ -45,12 +46,17 @@ def load_rule(path: str, limits: Any = None) -> tuple[Any, str]:
         return coscore.compile(text, limits=limits), text
     except coscore.RuleError as exc:
         errors = [d for d in exc.diagnostics if d.severity == "error"] or exc.diagnostics
-        shown = [for_the_command(d, path) for d in errors[:SHOWN_PROBLEMS]]
-        problems = "\n".join(f"  {line}" for d in shown for line in str(d).splitlines())
-        more = len(errors) - len(shown)
-        if more:
-            problems += f"\n  … and {more} more"
-        raise UsageError(f"{path}: invalid rule (run 'coscore check {path}' for details)\n{problems}") from None
+        head = shorten(f"{path}: invalid rule (run 'coscore check {path}' for details)", MESSAGE_LIMIT // 2)
+        room, problems = MESSAGE_LIMIT - len(head) - 40, []  # 40: "coscore: " and "… and N more"
+        for d in errors[:SHOWN_PROBLEMS]:
+            block = "\n".join(f"  {line}" for line in str(for_the_command(d, path)).splitlines())
+            if len(block) + 1 > room and problems:
+                break
+            problems.append(shorten(block, room - 1))
+            room -= len(problems[-1]) + 1
+        if len(errors) > len(problems):
+            problems.append(f"  … and {len(errors) - len(problems)} more")
+        raise UsageError("\n".join([head, *problems])) from None
 
 
 def for_the_command(d: Diagnostic, path: str) -> Diagnostic:

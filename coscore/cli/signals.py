@@ -21,11 +21,13 @@ was started with ignored (``nohup`` ignores SIGHUP) stays ignored.
 """
 from __future__ import annotations
 
+import _thread
 import contextlib
 import gc
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -90,9 +92,13 @@ class _State:
     def __init__(self) -> None:
         self.previous: dict[int, Any] = {}
         self.stopping = False
+        self.in_hook = False
         self.fallback: Any = sys.unraisablehook
 
     def handle(self, signum: int, frame: Any) -> None:
+        if self.in_hook:  # a hook cannot raise either: delivered again after it
+            self._deliver_later(signum)
+            return
         # Later signals are ignored by the system itself, so that the clean-up finishes
         # (and the exit status stays 128 + this one, even while Python shuts down).
         for other in self.previous:
@@ -101,14 +107,31 @@ class _State:
         raise Stopped(signum)
 
     def unraisable(self, unraisable: Any) -> None:
-        exc = unraisable.exc_value
-        if isinstance(exc, Stopped):
-            # raised inside a finalizer, which swallows it: deliver the signal again
-            self.stopping = False
-            for other in self.previous:
-                signal.signal(other, self.handle)
-            signal.raise_signal(exc.signum)
-            return
-        if self.stopping:
-            return  # a finalizer of the output being discarded
-        self.fallback(unraisable)
+        self.in_hook = True
+        try:
+            exc = unraisable.exc_value
+            if isinstance(exc, Stopped):
+                # raised inside a finalizer, which swallows it: the signal is delivered
+                # again once the finalizer is over
+                self.stopping = False
+                for other in self.previous:
+                    signal.signal(other, self.handle)
+                self._deliver_later(exc.signum)
+            elif not self.stopping:  # (else: a finalizer of the output being discarded)
+                self.fallback(unraisable)
+        finally:
+            self.in_hook = False
+
+    def _deliver_later(self, signum: int) -> None:
+        """Send ``signum`` to the main thread again from a helper thread, once this hook
+        has returned (a signal raised in the main thread is handled at once, here)."""
+        def deliver() -> None:
+            while self.in_hook:
+                time.sleep(0.001)
+            time.sleep(0.001)
+            if hasattr(signal, "pthread_kill"):
+                signal.pthread_kill(threading.main_thread().ident or 0, signum)
+            else:  # pragma: no cover - Windows
+                _thread.interrupt_main(signum)
+
+        threading.Thread(target=deliver, name="coscore-signal", daemon=True).start()
