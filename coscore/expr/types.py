@@ -17,11 +17,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..diagnostics import Diagnostic, shorten
+from ..diagnostics import Diagnostic
+from .atom_ids import atom_id_problems
 from .cases import Outcomes, outcomes
 from .evaluate import compile_tree
 from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary, walk
-from .witnesses import blank_count, witnesses
 
 NUMBERS = frozenset({"bool", "int", "float"})
 ANY = frozenset({"str"}) | NUMBERS
@@ -107,7 +107,7 @@ class Finding:
     column: int
     sure: bool
     always_warning: bool = False
-    error: bool = False  # an error even where it fails only sometimes
+    error: bool = False  # an error even where it fails only sometimes (an atom id the answer picks)
 
 
 @dataclass
@@ -251,7 +251,8 @@ class _Inference:
             }[op]
         args = [self.infer(arg, sure) for arg in node.args]
         if op in "GM":
-            self._atom_id(node, args[0], sure)
+            for message, every in atom_id_problems(node.args[0], args[0].name, self.atom_kinds, op):
+                self.findings.append(Finding(message, node.args[0].col, sure and every, error=True))
             kind, groups = self.atom_kinds.get(str(node.args[0].value), ("", 0)) if isinstance(node.args[0], Const) else ("", 0)
             if "str" not in args[1].kinds:
                 what = args[1].name
@@ -283,22 +284,6 @@ class _Inference:
         if result.kinds & {"str"}:
             return result
         return _number(result.kinds, max(a.lo for a in args), max(a.hi for a in args))
-
-    def _atom_id(self, node: Call, t: Type, sure: bool) -> None:
-        """``G``/``M`` look up atom ``str(k)``: ``k`` must name one of the rule's atoms
-        whatever the answer — an error even in a part that runs only sometimes, though
-        it fails every answer only when no value it can take names an atom."""
-        ids = _constant_values(node.args[0])
-        atoms = ", ".join(list(self.atom_kinds)[:10]) + (", …" if len(self.atom_kinds) > 10 else "")
-        if ids is None:
-            what = {"str": "text", "bool": "a bool", "number": "a number"}.get(t.name, "a value")
-            self.findings.append(Finding(f"{node.op}'s first argument names the atom: it must be an atom id "
-                                         f"({atoms}), not {what} that depends on the answer", node.args[0].col,
-                                         False, error=True))
-        missing = [k for k in ids or () if str(k) not in self.atom_kinds]
-        for k in missing[:1]:
-            self.findings.append(Finding(f"atom {shorten(repr(str(k)), 60)} does not exist (atoms: {atoms})",
-                                         node.args[0].col, sure and len(missing) == len(ids or ()), error=True))
 
     def _blank(self, n: int, column: int, sure: bool) -> None:
         count = n + 1 if n >= 0 else -n
@@ -504,7 +489,7 @@ def check_rule(rule: Any, blanks: int | tuple[int, int] | None = None) -> TypeRe
     always_fails = any(f.sure and not f.always_warning for c in combos for f in c.findings)
     exact = False
     if not always_fails:
-        count = blank_count(spec) if blanks is None else (blanks if isinstance(blanks, int) else blanks[1])
+        count = _blank_count(spec) if blanks is None else (blanks if isinstance(blanks, int) else blanks[1])
         found = outcomes(spec, count)
         if found is not None and found.scored:
             diagnostics.extend(_never_counting(spec, combos, found, diagnostics))
@@ -517,18 +502,45 @@ def check_rule(rule: Any, blanks: int | tuple[int, int] | None = None) -> TypeRe
     return TypeReport(diagnostics, combos, needed, all_blanks, score_min, score_max, exact, always_fails)
 
 
-def _constant_values(node: Node) -> list[Any] | None:
-    """The values ``node`` can take whatever the answer (the branches of an ``if``/``else``,
-    an expression of constants), or ``None`` when the answer decides."""
-    if isinstance(node, IfExp):
-        then, orelse = _constant_values(node.then), _constant_values(node.orelse)
-        return None if then is None or orelse is None else then + orelse
-    if any(isinstance(n, Call) and n.op in "TLQFSGM" for n in walk(node)):  # reads the answer
-        return None
-    try:
-        return [compile_tree(node)(None)]
-    except Exception:  # noqa: BLE001 - a constant that fails is a finding of its own
-        return []
+#: The most texts :func:`witnesses` draws from, the most blanks it varies one by one, and
+#: the longest text it builds.
+WITNESS_TEXTS, WITNESS_BLANKS, WITNESS_LENGTH = 400, 8, 5000
+
+
+def witnesses(rule: Any, blanks: int) -> list[list[str]]:
+    """Answers of ``blanks`` blanks likely to reach the ends of ``rule``'s score range:
+    every blank empty, ``"null"``, each EM/OP/CS key, each SM option that can count (and
+    one option of every group at once), all of them joined; each text in every blank at
+    once and in one blank with the others empty."""
+    texts: dict[str, None] = {"": None, "null": None}
+    for atom in rule.atoms.values():
+        if atom.kind == "SM":
+            firsts = []
+            for group in atom.groups:
+                options = [o for o in group if o and o[0] not in "!~"]
+                texts.update(dict.fromkeys(options))
+                firsts.extend(options[:1])
+            texts["".join(firsts)] = None
+        else:
+            texts.update(dict.fromkeys(atom.keys))
+    pool = list(texts)[:WITNESS_TEXTS]
+    pool.append("".join(pool)[:WITNESS_LENGTH])
+    out = [[t] * blanks for t in pool]
+    if 1 < blanks <= WITNESS_BLANKS:
+        out += [[t if i == j else "" for j in range(blanks)] for t in pool for i in range(blanks)]
+    return out
+
+
+def _blank_count(spec: Any) -> int:
+    """The most blanks any part of the combos reads by number (at least 1)."""
+    count = 1
+    for combo in spec.combos:
+        for node in walk(combo.tree):
+            if isinstance(node, Call) and node.op in "TLQFS" and isinstance(node.args[0], Const):
+                n = node.args[0].value
+                if isinstance(n, int) and not isinstance(n, bool):
+                    count = max(count, n + 1 if n >= 0 else -n)
+    return count
 
 
 def _never_counting(spec: Any, combos: list[ComboType], found: Outcomes,
