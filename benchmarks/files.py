@@ -4,6 +4,7 @@
     python benchmarks/files.py --ten-million    # 10,000,000 (needs several GB to build the input)
     python benchmarks/files.py --rows 200000 --rules lab-tools
     python benchmarks/files.py --dask           # + coscore.dask vs one process, 12,000,000 rows
+    python benchmarks/files.py --xlsx --no-files  # .xlsx against CSV, 200,000 rows of 2 blanks
 
 For the lane-change and lab-tools rules it builds ``--rows`` distinct answers (the
 ``distinct`` workload of :mod:`benchmarks.workloads`, columns ``id, b0, ...``), writes them
@@ -31,6 +32,14 @@ With ``--dask`` it also scores a Parquet dataset of ``--dask-rows`` rows (the Pa
 input, repeated as ``--dask-files`` files) twice: by one ``coscore score`` process
 (the files as a glob, into one Parquet file) and by ``coscore score --engine dask`` on
 a two-worker ``LocalCluster``, and prints the speed-up (target: >= 1.5).
+
+With ``--xlsx`` it builds ``--xlsx-rows`` rows of two Chinese blanks (lane-change's and
+lab-tools' answers, scored by one rule made of both), as CSV and as an ``.xlsx`` with
+shared strings (as Excel saves one; written by xlsxwriter), and prints, as medians of
+``--repeat`` runs (at least 3) in the same run: ``.xlsx``->``.xlsx`` over CSV->CSV (target
+<= 4), ``.xlsx``->CSV over CSV->CSV (reading .xlsx, target <= 2), each run's peak RSS
+(target < 500 MB), coscore's two readers alone, and whether the ``.xlsx`` output holds
+exactly the CSV output's values.
 
 Timings on a loaded machine are noisy: compare ratios measured in one run.
 """
@@ -279,6 +288,114 @@ def _print(result: dict) -> None:
         print(f"    (coscore's reader alone {stages['read_s']:.2f} s, its writer alone {stages['write_s']:.2f} s)")
 
 
+#: Issue 26's targets for .xlsx, against the same data as CSV.
+XLSX_TARGET, XLSX_READ_TARGET, XLSX_RSS_MB = 4.0, 2.0, 500
+
+
+def two_blank_rule() -> dict:
+    """lane-change's rule on blank 0 and lab-tools' on blank 1, as one rule (combos added)."""
+    lane, lab = workloads.rule_source("lane-change"), workloads.rule_source("lab-tools")
+    atoms = dict(lane["atoms"])
+    renamed = {old: str(len(atoms) + i) for i, old in enumerate(lab["atoms"])}
+    atoms.update({renamed[old]: atom for old, atom in lab["atoms"].items()})
+    combos = dict(lane["combos"])
+    for i, combo in enumerate(lab["combos"].values()):
+        text = combo["combo"].replace("T(0)", "T(1)")
+        for old, new in renamed.items():
+            text = text.replace(f"M({old},", f"M({new},").replace(f"G({old},", f"G({new},")
+        combos[chr(ord("A") + len(lane["combos"]) + i)] = {**combo, "combo": text}
+    return {"atoms": atoms, "combos": combos, "comboMode": "ADD"}
+
+
+def _xlsx_inputs(rows: int, folder: Path) -> pa.Table:
+    import xlsxwriter
+
+    lane, lab = workloads.distinct("lane-change", rows), workloads.distinct("lab-tools", rows)
+    table = pa.table({"id": [str(i) for i in range(rows)], "b0": [a[0] for a in lane], "b1": [a[0] for a in lab]})
+    pa_csv.write_csv(table, folder / "in.csv")
+    book = xlsxwriter.Workbook(str(folder / "in.xlsx"), {"strings_to_numbers": False, "strings_to_formulas": False,
+                                                         "strings_to_urls": False})
+    sheet = book.add_worksheet()
+    sheet.write_row(0, 0, table.column_names)
+    for j, column in enumerate(table.columns):
+        sheet.write_column(1, j, column.to_pylist())
+    book.close()
+    return table
+
+
+def _median_command(args: list[str], folder: Path, repeat: int) -> tuple[float, float]:
+    """Median wall time (s) of ``coscore ARGS`` over ``repeat`` runs, and the largest peak RSS (MB)."""
+    import statistics
+
+    runs = [_command(args, folder, 1) for _ in range(repeat)]
+    return statistics.median(r[0] for r in runs), max(r[1] for r in runs)
+
+
+def _same_output(csv_out: Path, xlsx_out: Path) -> bool:
+    """Whether the .xlsx output holds the CSV output's values (scores as numbers)."""
+    import fastexcel
+
+    scored = pa_csv.read_csv(csv_out, convert_options=pa_csv.ConvertOptions(
+        column_types={"id": pa.string(), "b0": pa.string(), "b1": pa.string(), "coscore_error": pa.string()},
+        strings_can_be_null=False))
+    numbers = {n: "float" for n in scored.column_names if n.startswith("coscore_") and n != "coscore_error"}
+    texts = {n: "string" for n in scored.column_names if n not in numbers}
+    book = fastexcel.read_excel(str(xlsx_out)).load_sheet(0, dtypes={**numbers, **texts}).to_arrow()
+    for name in scored.column_names:
+        got, want = book.column(name), scored.column(name)
+        if name in texts:
+            got = got.fill_null("")
+            want = want.fill_null("")
+        if got.to_pylist() != want.to_pylist():
+            return False
+    return True
+
+
+def bench_xlsx(rows: int, folder: Path, repeat: int) -> dict:
+    """``.xlsx`` against CSV on the same ``rows`` rows of two blanks (see the module's doc)."""
+    import statistics
+
+    repeat = max(repeat, 3)
+    rule_path = folder / "two-blanks.rule.json"
+    rule_path.write_text(json.dumps(two_blank_rule(), ensure_ascii=False), encoding="utf-8")
+    _xlsx_inputs(rows, folder)
+    out: dict = {"rows": rows, "repeat": repeat}
+    for src, dst in (("csv", "csv"), ("xlsx", "csv"), ("xlsx", "xlsx"), ("csv", "xlsx")):
+        target = folder / f"out-{src}.{dst}"
+        args = ["score", str(rule_path), str(folder / f"in.{src}"), "-o", str(target), "--no-progress"]
+        out[f"{src}->{dst}"] = _median_command(args, folder, repeat)
+    out["same_output"] = _same_output(folder / "out-csv.csv", folder / "out-xlsx.xlsx")
+    from coscore.io import open_reader
+
+    def read(name: str) -> None:
+        with open_reader(folder / name) as reader:
+            for _ in reader.chunks():
+                pass
+
+    for fmt in ("csv", "xlsx"):
+        times = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            read(f"in.{fmt}")
+            times.append(time.perf_counter() - start)
+        out[f"read_{fmt}_s"] = statistics.median(times)
+    return out
+
+
+def _print_xlsx(result: dict) -> None:
+    base, base_rss = result["csv->csv"]
+    print(f"{result['rows']:,} rows x 2 blanks, medians of {result['repeat']} runs: CSV->CSV {base:.2f} s "
+          f"(peak RSS {base_rss:.0f} MB)")
+    for key, target in (("xlsx->xlsx", XLSX_TARGET), ("xlsx->csv", XLSX_READ_TARGET), ("csv->xlsx", None)):
+        wall, peak = result[key]
+        verdict = f"target <= {target:g}: {_verdict(wall / base <= target)}; " if target else ""
+        print(f"  {key.replace('xlsx', '.xlsx').replace('csv', 'CSV')}: {wall:.2f} s, {wall / base:.2f} x CSV->CSV "
+              f"({verdict}peak RSS {peak:.0f} MB, target < {XLSX_RSS_MB}: {_verdict(peak < XLSX_RSS_MB)})")
+    print(f"  readers alone: CSV {result['read_csv_s']:.2f} s, .xlsx {result['read_xlsx_s']:.2f} s "
+          f"({result['read_xlsx_s'] / result['read_csv_s']:.2f} x)")
+    print(f"  .xlsx output holds exactly the CSV output's values: {_verdict(result['same_output'])}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=1_000_000, help="distinct rows per rule (default 1,000,000)")
@@ -289,7 +406,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dask", action="store_true", help="also coscore.dask (2 workers) vs one process")
     parser.add_argument("--dask-rows", type=int, default=12_000_000, help="rows of the Dask dataset (default 12,000,000)")
     parser.add_argument("--dask-files", type=int, default=12, help="Parquet files of the Dask dataset (default 12)")
-    parser.add_argument("--no-files", action="store_true", help="skip the file measurements (with --dask)")
+    parser.add_argument("--no-files", action="store_true", help="skip the file measurements (with --dask, --xlsx)")
+    parser.add_argument("--xlsx", action="store_true", help="also .xlsx against CSV (issue 26's targets)")
+    parser.add_argument("--xlsx-rows", type=int, default=200_000, help="rows of the .xlsx comparison (default 200,000)")
     args = parser.parse_args(argv)
     rows = 10_000_000 if args.ten_million else args.rows
     results = []
@@ -300,6 +419,11 @@ def main(argv: list[str] | None = None) -> int:
         for name in [] if args.no_files else args.rules:
             result = bench_rule(name, rows, Path(tmp), args.repeat)
             _print(result)
+            sys.stdout.flush()
+            results.append(result)
+        if args.xlsx:
+            result = bench_xlsx(args.xlsx_rows, Path(tmp), args.repeat)
+            _print_xlsx(result)
             sys.stdout.flush()
             results.append(result)
         if args.dask:

@@ -28,6 +28,7 @@ import numpy as np
 import pyarrow as pa
 
 import coscore
+from coscore.engine import DEFAULT_CHUNK_SIZE
 from coscore.io.blanks import AnswerColumns
 from coscore.io.errors import InputError
 from coscore.io.parquet import ParquetReader, ParquetWriter
@@ -297,7 +298,7 @@ def _score_piece(piece: Piece, out_path: str, *, text: str, dialect: str, limits
 
 
 def score_piece(rule: coscore.Rule, fs: Any, piece: Piece, out_fs: Any, out_path: str, columns: AnswerColumns,
-                chunk_size: int = 65536) -> Totals:
+                chunk_size: int = DEFAULT_CHUNK_SIZE) -> Totals:
     """Score ``piece`` with ``rule`` into the Parquet file ``out_path`` of ``out_fs``
     (replaced if it exists), as ``coscore score`` scores a file; what was written."""
     with _open(fs, piece.path, "rb") as handle, _open(out_fs, out_path, "wb") as out:

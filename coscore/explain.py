@@ -3,12 +3,12 @@ the atom found (which EM key matched, which SM options hit or were excluded/remo
 OP key with the best LCS and its aligned characters, the CS counts).
 
 The hit and value shown are the engine's own (from :meth:`Rule.trace`). The evidence
-behind them is recomputed with the kernels' pure-Python twins (``coscore._fast.*_py``,
-the readable statement of each atom's semantics): the SM verdict of each group
-(:func:`~coscore._fast.substring_py.group_hits`), each OP key's LCS length and
-similarity (:class:`~coscore._fast.lcs_py.LcsScorer`), each CS key's counts and
-similarity (:class:`~coscore._fast.jaccard_py.JaccardScorer`, with the token counts of
-:func:`~coscore._fast.jaccard_py.tokens`). What only an explanation needs is added here:
+behind them is recomputed with the kernels, taken from their dispatcher
+(:mod:`coscore._fast`): the SM verdict of each group (:func:`~coscore._fast.group_hits`,
+the readable statement of the SM walk), each OP key's LCS length and similarity
+(:class:`~coscore._fast.LcsScorer`), each CS key's counts and similarity
+(:class:`~coscore._fast.JaccardScorer`, with the token counts of
+:func:`~coscore._fast.tokens`). What only an explanation needs is added here:
 each SM option's part in the walk, which characters one longest common subsequence
 aligns, and which key is the best (the first of the most similar).
 
@@ -21,9 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ._fast import JaccardScorer, LcsScorer
-from ._fast.jaccard_py import tokens as cs_tokens
-from ._fast.substring_py import group_hits
+from ._fast import JaccardScorer, LcsScorer, group_hits
+from ._fast import tokens as cs_tokens
 
 #: The largest LCS table (key length × text length) drawn as an alignment; a longer
 #: text gets its similarities (from the kernels) without the characters marked.

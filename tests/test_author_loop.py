@@ -155,8 +155,8 @@ def test_the_readme_loop_runs(tmp_path):
     check, explained, compared = outputs
     assert "ok (0 errors, 0 warnings)" in check
     assert explained.startswith("── row 29  id 29  mark 5.0") and "combo C = 4.0" in explained
-    assert "QWK                         0.966 [0.951, 0.978]        0.988 [0.978, 0.995]" in compared
-    assert "traffic-light.rule.json − fixed.rule.json: -0.023 [-0.036, -0.012]" in compared
+    assert "QWK                         0.966 [0.949, 0.977]        0.988 [0.979, 0.995]" in compared
+    assert "traffic-light.rule.json − fixed.rule.json: -0.023 [-0.037, -0.012]" in compared
     assert (tmp_path / "compare.html").exists()
 
 

@@ -14,6 +14,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
+from project_copy import copy_project
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,21 +25,6 @@ def _compiler() -> str | None:
     if os.name == "nt":   # MSVC: setuptools finds it itself; not exercised here
         return None
     return shutil.which(cc[0]) if cc else None
-
-
-def _copy_project(dest: Path) -> None:
-    generated = {p.with_suffix(".c").name for p in (ROOT / "coscore" / "_fast").glob("*.pyx")}
-
-    def ignore(folder, names):
-        skip = {n for n in names if n in ("__pycache__", "build") or n.endswith((".so", ".pyd", ".html"))}
-        if Path(folder).resolve() == (ROOT / "coscore" / "_fast").resolve():
-            skip |= generated & set(names)   # Cython's output, not coscore/_fast/src/*.c
-        return skip
-
-    shutil.copytree(ROOT / "coscore", dest / "coscore", ignore=ignore)
-    shutil.copytree(ROOT / "tests", dest / "tests", ignore=ignore)
-    for name in ("setup.py", "pyproject.toml", "README.md"):
-        shutil.copy2(ROOT / name, dest / name)
 
 
 def _sanitizer_preload(cc: str) -> str | None:
@@ -55,7 +41,7 @@ def _sanitizer_preload(cc: str) -> str | None:
 def test_debug_build_passes_the_kernel_tests_and_the_corpus(tmp_path):
     cc = _compiler()
     project = tmp_path / "project"
-    _copy_project(project)
+    copy_project(project, tests=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("COSCORE_", "LD_PRELOAD", "ASAN_"))}
     env["COSCORE_CYTHON_DEBUG"] = "1"
     build = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace", "-j", "2"], cwd=project,

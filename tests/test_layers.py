@@ -1,5 +1,6 @@
-"""The core's layers: every import, lazy ones included, points to the same layer or below,
-and no module imports another's ``_private`` names."""
+"""The package's layers: every import, lazy ones included, points to the same layer or
+below, front ends never import each other, no import circle, and no module imports
+another's ``_private`` names."""
 from __future__ import annotations
 
 import ast
@@ -9,17 +10,26 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "coscore"
 
-#: Bottom up; a module may import only from its own layer or the ones below.
+#: Bottom up; a module may import only from its own layer or the ones below. Every module
+#: of the package belongs to one (docs/architecture.md draws them).
+FRONT_ENDS = ("coscore.dask", "coscore.demo", "coscore.expect", "coscore.server", "coscore.webapp",
+              "coscore.tune", "coscore.suggest")
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("coscore.messages",),
-    ("coscore._fast",),
-    ("coscore.results", "coscore.spec", "coscore.diagnostics", "coscore.limits"),
-    ("coscore.expr",),
+    ("coscore._fast",),                                                            # kernels
+    ("coscore.results", "coscore.spec", "coscore.diagnostics", "coscore.limits"),  # rule model
+    ("coscore.expr",),                                                             # language
     ("coscore.atoms", "coscore.reading"),
     ("coscore.engine",),
     ("coscore.io",),         # answer tables: knows no rule (see test_io_knows_tables_not_rules)
     ("coscore.pipeline",),   # joins io and the engine
-    ("coscore.rule",),
+    ("coscore.rule",),       # the public face: compile, Rule
+    ("coscore",),            # the package's face
+    # what front ends share, bottom up
+    ("coscore.rulecache",), ("coscore.explain",), ("coscore.labelled",), ("coscore.compat",), ("coscore.report",),
+    ("coscore.http",),
+    FRONT_ENDS,              # never import each other
+    ("coscore.cli", "coscore.__main__"),   # the command runs the front ends
 )
 #: Within the language, bottom up: each module imports only the ones before it.
 LANGUAGE = ("coscore.expr.tokens", "coscore.expr.nodes", "coscore.expr.parse", "coscore.expr.evaluate")
@@ -61,30 +71,65 @@ def _is_module(name: str) -> bool:
 
 
 def _layer(module: str) -> int | None:
-    for index, members in enumerate(LAYERS):
-        if any(module == m or module.startswith(m + ".") for m in members):
-            return index
-    return None
+    """The index of the layer that holds ``module`` (the longest name that holds it)."""
+    found = [(len(m), index) for index, members in enumerate(LAYERS) for m in members
+             if module == m or module.startswith(m + ".")]
+    return max(found)[1] if found else None
 
 
-def _layer_or_front_end(module: str) -> int:
-    """The layer of a core module; every other module of coscore is a front end, above them all."""
-    layer = _layer(module)
-    return len(LAYERS) if layer is None else layer
+def _front(module: str) -> str | None:
+    """The front end (package or module) that holds ``module``, if any."""
+    return next((m for m in FRONT_ENDS if module == m or module.startswith(m + ".")), None)
 
 
 SOURCES = sorted(p for p in PACKAGE.rglob("*.py") if "_fast" not in p.parts)
 
 
-@pytest.mark.parametrize("path", [p for p in SOURCES if _layer(_module_name(p)) is not None], ids=_module_name)
-def test_core_modules_import_only_their_layer_or_below(path):
-    here = _layer(_module_name(path))
+@pytest.mark.parametrize("path", SOURCES, ids=_module_name)
+def test_every_module_has_a_layer(path):
+    assert _layer(_module_name(path)) is not None, "add it to LAYERS (and docs/architecture.md)"
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=_module_name)
+def test_modules_import_only_their_layer_or_below(path):
+    name = _module_name(path)
+    here = _layer(name)
     upward = [
         f"line {line}: {module}"
         for module, _, line in _imports(path)
-        if module.startswith("coscore.") and _layer_or_front_end(module) > here
+        if module.startswith("coscore") and _layer(module) is not None and _layer(module) > here
     ]
-    assert not upward, f"{_module_name(path)} imports a higher layer: {upward}"
+    assert not upward, f"{name} imports a higher layer: {upward}"
+
+
+@pytest.mark.parametrize("path", [p for p in SOURCES if _front(_module_name(p))], ids=_module_name)
+def test_front_ends_never_import_each_other(path):
+    """The service and the web app share coscore.http, not each other's modules; no front
+    end borrows another's."""
+    own = _front(_module_name(path))
+    sideways = [f"line {line}: {module}" for module, _, line in _imports(path)
+                if _front(module) not in (None, own)]
+    assert not sideways
+
+
+def test_no_import_circles():
+    """No module of the package imports itself round a circle of imports."""
+    graph = {_module_name(p): {m for m, _, _ in _imports(p) if m.startswith("coscore") and m != _module_name(p)}
+             for p in SOURCES}
+    done: set[str] = set()
+
+    def visit(node: str, path: list[str]) -> None:
+        if node in path:
+            pytest.fail("import circle: " + " -> ".join(path[path.index(node):] + [node]))
+        if node in done or node not in graph:
+            return
+        for nxt in sorted(graph[node]):
+            if nxt != "coscore":   # the package face imports its names lazily, when used
+                visit(nxt, path + [node])
+        done.add(node)
+
+    for module in sorted(graph):
+        visit(module, [])
 
 
 @pytest.mark.parametrize("path", [p for p in SOURCES if _module_name(p) in LANGUAGE + ENGINE], ids=_module_name)
@@ -105,8 +150,9 @@ def test_io_knows_tables_not_rules(path):
 
 
 def test_the_core_never_imports_the_package_face():
+    face = _layer("coscore")
     for path in SOURCES:
-        if _layer(_module_name(path)) is not None:
+        if _layer(_module_name(path)) < face:
             assert all(module != "coscore" for module, _, _ in _imports(path)), path
 
 

@@ -78,3 +78,47 @@ def test_a_rule_without_combos_scores_zero_as_the_original():
     answers = [["x"], ["y"]]
     expected, _ = _original(source, answers)
     assert result_json(coscore.compile(source), source, answers) == expected == '{"scores": [0, 0], "logs": [{}, {}]}'
+
+
+# -- random combos: the typed columns never disagree with the original --------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_ATOMS = {"0": {"type": "OP", "desc": "0.5:前进,变道"}, "1": {"type": "EM", "desc": "停车"},
+          "2": {"type": "SM", "desc": "如果|若,障碍"}, "3": {"type": "CS", "desc": "0.3:前进停车"}}
+_LEAVES = ["M(0, T(0))", "M(1, T(0))", "M(2, T(0))", "M(3, T(1))", "G(0, T(0))", "G(2, T(1))", "F(1)", "L(0)",
+           "Q(1)", "Q('*')", "1", "0", "2.5", "0.0", "True", "False", "-1", "A(G(1, T(0)), G(2, T(0)))", "S(0)"]
+
+
+def _expressions() -> st.SearchStrategy[str]:
+    def grow(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+        binary = st.tuples(inner, st.sampled_from(["+", "-", "*", "/", " and ", " or ", " > ", " == "]), inner)
+        return st.one_of(
+            binary.map(lambda t: f"({t[0]}{t[1]}{t[2]})"),
+            st.tuples(inner, inner, inner).map(lambda t: f"({t[0]} if {t[1]} else {t[2]})"),
+            st.tuples(st.sampled_from(["U", "X"]), inner, inner).map(lambda t: f"{t[0]}({t[1]}, {t[2]})"),
+            st.tuples(st.sampled_from(["-", "not "]), inner).map(lambda t: f"({t[0]}{t[1]})"),
+        )
+
+    return st.recursive(st.sampled_from(_LEAVES), grow, max_leaves=6)
+
+
+_ANSWERS = [["前进", "1.5"], ["停车", "0"], ["如果有障碍就变道", "x"], ["", ""], ["前进停车", "-2"], ["变", "0.0"],
+            ["若障碍", "3"], ["nan", "1e400"]]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(_expressions(), st.sampled_from([1, 2.5, 0, True, 0.0, 10]),
+                          st.sampled_from(["logic", "value"])), min_size=1, max_size=3),
+       st.sampled_from(["ADD", "MAX"]))
+def test_random_combos_store_the_original_text(combos, mode):
+    source = {"atoms": _ATOMS, "comboMode": mode,
+              "combos": {chr(65 + i): {"combo": c, "score": s, "mode": m} for i, (c, s, m) in enumerate(combos)}}
+    try:
+        rule = coscore.compile(source)
+    except coscore.RuleError:
+        return
+    expected, kept = _original(source, _ANSWERS)
+    if kept:
+        assert result_json(rule, source, kept) == expected, source

@@ -9,6 +9,9 @@
 - :class:`BlankColumns` -- blank columns as Arrow strings, deduplicated on their UTF-8 bytes;
   the compiled form gives the distinct texts as a ``Texts`` (module ``texts``: the texts
   decoded in C, which the compiled kernels read as they read a list of ``str``)
+- the plain statements of two atoms' semantics, the same in both implementations (module
+  ``_common``, pure Python): :func:`group_hits` (SM: one group's ordered walk) and
+  :func:`tokens` (CS: the token counts of a text)
 
 The compiled modules (``lcs``, ``jaccard``, ``substring``, ``batch``, ``arrow``: Cython and C, working
 on the code points of ``str`` objects and releasing the GIL in their loops) each have a
@@ -16,7 +19,9 @@ pure-Python twin (``lcs_py``, ...) with the same names and results bit for bit. 
 implementation is chosen once, at import: ``COSCORE_IMPLEMENTATION=python`` or ``cython``
 forces one (``cython`` raises ImportError when the compiled modules are missing); unset,
 the compiled modules are used when they import, else the twins. :data:`IMPLEMENTATION`
-says which. Import the kernels from here, never from the modules themselves.
+says which. Import the kernels from here, never from the modules themselves: this is the
+one module that chooses between the two (a compiled module never imports a twin, nor a
+twin a compiled module; what both need is in ``_common``).
 """
 from __future__ import annotations
 
@@ -25,7 +30,10 @@ import os
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from ._common import group_hits, tokens
+
 __all__ = [
+    "BUILD_NOTE",
     "BlankColumns",
     "IMPLEMENTATION",
     "JaccardScorer",
@@ -36,11 +44,13 @@ __all__ = [
     "dedup_answers",
     "dedup_strings",
     "distinct_texts",
+    "group_hits",
     "joined_column",
     "longest",
     "modules",
     "token",
     "token_tables",
+    "tokens",
     "tune_malloc",
 ]
 
@@ -71,7 +81,35 @@ def _choose() -> tuple[str, dict[str, ModuleType]]:
         return "python", _load("python")
 
 
+def _build_note() -> str | None:
+    """The note a build that could not compile the kernels left in the package, else None."""
+    import importlib.resources
+
+    note = importlib.resources.files(__name__).joinpath("build-note.txt")
+    try:
+        text = " ".join(note.read_text(encoding="utf-8").split()) if note.is_file() else ""
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text or None
+
+
 IMPLEMENTATION, _modules = _choose()
+
+#: Why this install has no compiled kernels, in one line, when its build said so: a build
+#: that found no working C compiler (or no Python headers, or no Cython) installs the twins
+#: and leaves this note, which is also given once per process as a UserWarning (never in
+#: worker processes, nor when ``COSCORE_IMPLEMENTATION=python`` asks for the twins). None
+#: otherwise.
+BUILD_NOTE: str | None = None
+if IMPLEMENTATION == "python" and not os.environ.get("COSCORE_IMPLEMENTATION", "").strip():
+    BUILD_NOTE = _build_note()
+    if BUILD_NOTE is not None:
+        import multiprocessing
+        import warnings
+
+        if multiprocessing.parent_process() is None:   # one line, from here (no source line shown)
+            warnings.warn_explicit(f"{BUILD_NOTE} (COSCORE_IMPLEMENTATION=python: the same without this warning)",
+                                   UserWarning, __file__, 0, module=__name__)
 
 if TYPE_CHECKING:   # the compiled modules' stubs (lcs.pyi, ...) describe both implementations
     from .arrow import BlankColumns

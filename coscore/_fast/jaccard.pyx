@@ -74,7 +74,7 @@ def _lower_table():
     every code point, each followed by a NUL: NUL is neither cased nor
     case-ignorable, so each character is lowercased exactly as on its own
     (no final-sigma context). None when that reading fails (never seen): the caller
-    then takes the pure-Python twin's tables, built one character at a time.
+    then takes the tables of coscore._fast._common, built one character at a time.
     """
     cdef Py_ssize_t n_cp = _MAX_CP - 1, i, pos, start, n
     cdef Py_UCS4 *d
@@ -125,7 +125,7 @@ def token_tables():
             if _tables is None:
                 lower = _lower_table()
                 if lower is None:
-                    from coscore._fast.jaccard_py import token_tables as slow_tables
+                    from coscore._fast._common import token_tables as slow_tables
                     _tables = slow_tables()
                 else:
                     inverse = {}

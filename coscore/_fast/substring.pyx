@@ -23,7 +23,7 @@ import numpy as np
 
 from cpython.object cimport PyObject
 
-from coscore._fast.substring_py import checked_groups
+from coscore._fast._common import checked_groups
 
 from coscore._fast._texts cimport (
     PySequence_Fast_ITEMS, _alphabet_map, _as_seq, _size, _text, _texts,

@@ -4,7 +4,8 @@ The twin of the compiled :mod:`coscore._fast.substring` (same names, same result
 For each group, t = s; its options in order: an empty option never matches; '!x' with
 x in t stops the group; '~x' with x in t sets t = t.replace(x, '') and goes on to the
 next check for the same option; an option found in t (the whole option text, prefix
-included) counts the group and stops it.
+included) counts the group and stops it (:func:`group_hits`; it and the check of the
+groups, :func:`checked_groups`, are the ones of :mod:`coscore._fast._common`).
 
 ``kernel`` and ``use_ac`` say which scan the compiled scanner would use for the same
 groups (the twin itself always walks the options with ``in``).
@@ -15,6 +16,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from ._common import checked_groups, group_hits
 from ._texts_py import as_seq, text, texts
 
 _KERNEL_IN = 0   # leading options found with str `in` (automaton too big)
@@ -47,20 +49,6 @@ def _set_shift_and_bits(bits: int) -> int:
     return old
 
 
-def group_hits(options: Sequence[str], t: str) -> bool:
-    """The ordered walk of one group's options over ``t`` (an exact str)."""
-    for option in options:
-        if not option:
-            continue  # an empty option never matches
-        if option[0] == "!" and option[1:] in t:
-            return False
-        if option[0] == "~" and option[1:] in t:
-            t = t.replace(option[1:], "")
-        if option in t:
-            return True
-    return False
-
-
 def _kernel(leads: list[list[str]]) -> int:
     """The scan the compiled scanner picks for these leading options (see substring.pyx)."""
     patterns = dict.fromkeys(o for lead in leads for o in lead)
@@ -71,21 +59,6 @@ def _kernel(leads: list[list[str]]) -> int:
     states = 1 + len({o[:i] for o in patterns for i in range(1, len(o) + 1)})
     width = len(set("".join(patterns))) + 1
     return _KERNEL_IN if states * width > _MAX_TABLE else _KERNEL_AC
-
-
-def checked_groups(groups: Iterable[Iterable[str]]) -> tuple[tuple[str, ...], ...]:
-    """The groups of a scanner as tuples of str options (both implementations' check):
-    TypeError for a group that is a str or an option that is not one."""
-    gs: list[tuple[str, ...]] = []
-    for g in groups:
-        if isinstance(g, str):
-            raise TypeError("each group must be a list of str options, got a str")
-        options = tuple(g)
-        for o in options:
-            if not isinstance(o, str):
-                raise TypeError(f"options must be str, got {type(o).__name__}")
-        gs.append(options)
-    return tuple(gs)
 
 
 class SubstringScanner:

@@ -15,9 +15,15 @@ from .outputs import print_text, refuse_input_as_output
 
 def add_agreement_options(p: argparse.ArgumentParser, what: str, rows: str) -> None:
     """The options of a command that measures agreement with the teachers' marks and
-    prints ``what`` through :func:`emit`: ``--label`` (required), ``--top`` (it shows
-    ``rows``), ``--json`` and ``--html``."""
+    prints ``what`` through :func:`emit`: ``--label`` (required), ``--label2`` and
+    ``--by`` (:func:`marked_columns`), ``--top`` (it shows ``rows``), ``--json`` and
+    ``--html``."""
     p.add_argument("--label", required=True, metavar="COL", help="the teachers' mark column")
+    p.add_argument("--label2", metavar="COL",
+                   help="a second teacher's marks (on some or all rows): human-human agreement beside "
+                   "human-machine, and PRMSE (RSMTool's)")
+    p.add_argument("--by", metavar="COL",
+                   help="also give the figures per value of COL (school, class, …), with RSMTool's flags")
     p.add_argument("--top", type=positive_int, default=10, metavar="K", help=f"show {rows} (default 10)")
     p.add_argument("--json", action="store_true", help=f"print the {what} as a JSON object")
     p.add_argument("--html", metavar="FILE", help=f"also write the {what} as a self-contained HTML page with figures")
@@ -27,6 +33,11 @@ def check_html(args: argparse.Namespace, inputs: Iterable[str | os.PathLike[str]
     """Refuse an ``--html`` page that would replace one of ``inputs`` (exit 2), before
     anything is read or written."""
     refuse_input_as_output(args.html, [name for name in inputs if name], "--html")
+
+
+def marked_columns(args: argparse.Namespace) -> list[str]:
+    """The columns ``--label2`` and ``--by`` name (never taken as blanks)."""
+    return [c for c in (args.label2, args.by) if c]
 
 
 def emit(args: argparse.Namespace, data: Callable[[], Any], text: Callable[[], str],

@@ -6,7 +6,7 @@ import argparse
 import os
 
 from ..io import InputError
-from .agreement import add_agreement_options, check_html, emit
+from .agreement import add_agreement_options, check_html, emit, marked_columns
 from .errors import UsageError
 from .options import add_data_options, blank_columns, positive_int, warn_mark_blanks
 from .rules import load_rule
@@ -14,7 +14,9 @@ from .rules import load_rule
 DESCRIPTION = """Score DATA with each SCORER (a rule file, or a column of DATA holding scores) and
 compare them on the rows all of them scored: every agreement figure with a 95 %
 bootstrap interval (seeded: reruns print the same), the paired QWK difference of each
-pair, and the rows where the scorers disagree, explained."""
+pair, and the rows where the scorers disagree, explained. With --label2, a second
+teacher against the first (human-human, with intervals) and each scorer's PRMSE; with
+--by, each scorer's figures per group (with DSM and RSMTool's flags)."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -39,8 +41,8 @@ def run(args: argparse.Namespace) -> int:
     rule_files = [s for s in args.scorers if os.path.isfile(s)]
     columns = [s for s in args.scorers if s not in rule_files]
     check_html(args, [args.data, *rule_files])
-    table = read_table(args.data, args.format, args.blanks, args.label, exclude=columns)
-    warn_mark_blanks(table.source, blank_columns(table, columns), args.blanks)
+    table = read_table(args.data, args.format, args.blanks, args.label, exclude=columns + marked_columns(args))
+    warn_mark_blanks(table.source, blank_columns(table, columns + marked_columns(args)), args.blanks)
     if table.label is None or table.label not in table.columns:
         raise InputError(table.source, f"no such column (columns: {', '.join(table.columns)})", column=args.label)
     scorers = []
@@ -55,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"SCORER {name!r} is neither a rule file nor a column of {table.source} "
                              f"(columns: {', '.join(table.columns)})")
     date = Provenance.of(table.source).date
-    result = compare(table, scorers, date, args.resamples, SEED if args.seed is None else args.seed, args.top)
+    result = compare(table, scorers, date, args.resamples, SEED if args.seed is None else args.seed, args.top,
+                     label2=args.label2, by=args.by)
     title = f"coscore comparison: {os.path.basename(args.data)}"
     return emit(args, result.to_dict, lambda: comparison_text(result), lambda: comparison_html(result, title))
 

@@ -53,8 +53,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="show a progress bar on stderr (default: when stderr is a terminal)")
     p.add_argument("--jobs", "-j", type=positive_int, default=1, metavar="N",
                    help="parallel workers for scoring (default 1)")
-    p.add_argument("--chunk-size", type=positive_int, default=65536, metavar="N",
-                   help="rows read and scored at a time (default 65536)")
+    p.add_argument("--chunk-size", type=positive_int, default=None, metavar="N",
+                   help="rows read and scored at a time (default: the engine's chunk, 16384)")
     p.add_argument("--engine", choices=ENGINES, default="local",
                    help="where to score (default: local; dask: a Parquet dataset on a Dask cluster, -o OUT_DIR)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="with --engine dask: a Dask scheduler "
@@ -73,7 +73,9 @@ def run(args: argparse.Namespace) -> int:
         return _score_on_dask(rule, args)
     refuse_input_as_output(args.output, [args.rule, *expand(args.data)], "-o")
     totals = Totals()
-    with open_reader(args.data, args.format, args.chunk_size) as reader:
+    from ..engine import DEFAULT_CHUNK_SIZE   # a chunk as the file is read is a chunk as the engine scores
+
+    with open_reader(args.data, args.format, args.chunk_size or DEFAULT_CHUNK_SIZE) as reader:
         fmt = reader.format
         columns = AnswerColumns.resolve(fmt, reader.source, reader.columns, args.blanks, args.label)
         warn_mark_blanks(reader.source, columns.blanks, args.blanks)

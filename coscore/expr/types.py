@@ -14,20 +14,19 @@ warning: Python never evaluates it when the branch is skipped, so some answers m
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..diagnostics import Diagnostic
 from .atom_ids import atom_id_problems
-from .cases import Outcomes, outcomes
+from .cases import outcomes
 from .evaluate import compile_tree
-from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary, walk
+from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary
+from .ranges import blank_count, dominated, never_counting, show, total_range, witnesses
 
 NUMBERS = frozenset({"bool", "int", "float"})
 ANY = frozenset({"str"}) | NUMBERS
 INF = math.inf
-#: The score scale the total is clamped to.
-SCALE = (0, 10)
 
 
 @dataclass(frozen=True)
@@ -38,6 +37,9 @@ class Type:
     (``bool`` counts as 0/1); ``truth``: ``True``/``False`` when its truth never varies;
     ``const``: whether it is a constant, then ``value`` is it; ``tight``: whether ``lo``
     and ``hi`` are both reached by some answer (else they are only bounds).
+    ``when_true``/``when_false``: the kinds it may have when its value is truthy / falsy,
+    where they are fewer than ``kinds`` (``M`` of an OP atom is a float when it hits and
+    the int 0 when not); ``None``: any of ``kinds``. See :attr:`split`.
     """
 
     kinds: frozenset[str] = ANY
@@ -47,6 +49,20 @@ class Type:
     const: bool = False
     value: Any = None
     tight: bool = False
+    when_true: frozenset[str] | None = None
+    when_false: frozenset[str] | None = None
+
+    @property
+    def split(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The kinds it may have when truthy and when falsy."""
+        return (self.kinds if self.when_true is None else self.when_true,
+                self.kinds if self.when_false is None else self.when_false)
+
+    def splitting(self, when_true: frozenset[str], when_false: frozenset[str]) -> "Type":
+        """This type, its value's kinds known apart by truth (kept only where they say more)."""
+        if when_true == when_false == self.kinds:
+            return self
+        return replace(self, when_true=frozenset(when_true), when_false=frozenset(when_false))
 
     @property
     def name(self) -> str:
@@ -87,6 +103,7 @@ def _number(kinds: frozenset[str], lo: float, hi: float, tight: bool = False) ->
 
 BOOL = _number(frozenset({"bool"}), 0, 1, tight=True)
 TEXT = Type(frozenset({"str"}))
+_INT, _FLOAT = frozenset({"int"}), frozenset({"float"})
 
 
 def _union(types: list[Type]) -> Type:
@@ -95,7 +112,22 @@ def _union(types: list[Type]) -> Type:
     lo = min((t.lo for t in numeric), default=-INF)
     hi = max((t.hi for t in numeric), default=INF)
     truths = {t.truth for t in types}
-    return Type(kinds, lo, hi, truths.pop() if len(truths) == 1 else None)
+    union = Type(kinds, lo, hi, truths.pop() if len(truths) == 1 else None)
+    return union.splitting(*_split_union(types))
+
+
+def _split_union(types: list[Type]) -> tuple[frozenset[str], frozenset[str]]:
+    """The kinds by truth of a value that is one of ``types``."""
+    return (frozenset().union(*(t.split[0] for t in types)), frozenset().union(*(t.split[1] for t in types)))
+
+
+def product_kinds(a: frozenset[str], b: frozenset[str]) -> frozenset[str]:
+    """The kinds of ``x * y`` for ``x`` of kinds ``a`` and ``y`` of kinds ``b`` (failures give none)."""
+    return frozenset(k for x in a for y in b if (k := _arith_kind("*", x, y)) is not None)
+
+
+def _nonzero_number(node: Node) -> bool:
+    return isinstance(node, Const) and type(node.value) in (int, float) and node.value != 0
 
 
 @dataclass
@@ -131,17 +163,17 @@ class ComboType:
 
     def describe(self) -> str:
         """One line: ``combo A (value × 5): number, contributes 0–5``."""
-        how = f"value × {_show(self.score)}" if self.mode == "value" else f"logic, {_show(self.score)}"
+        how = f"value × {show(self.score)}" if self.mode == "value" else f"logic, {show(self.score)}"
         some = sorted(self.values) if self.values else (
             [self.lo, self.hi] if self.mode == "logic" or self.type.kinds == {"bool"} else [])
         if self.lo == self.hi:
-            gives = f"always contributes {_show(self.lo)}"
+            gives = f"always contributes {show(self.lo)}"
         elif 1 < len(some) <= 6:
-            gives = "contributes " + ", ".join(_show(v) for v in some[:-1]) + f" or {_show(some[-1])}"
+            gives = "contributes " + ", ".join(show(v) for v in some[:-1]) + f" or {show(some[-1])}"
         elif math.isfinite(self.lo) and math.isfinite(self.hi):
-            gives = f"contributes {_show(self.lo)}–{_show(self.hi)}"
+            gives = f"contributes {show(self.lo)}–{show(self.hi)}"
         elif math.isfinite(self.lo) or math.isfinite(self.hi):
-            gives = f"contributes at least {_show(self.lo)}" if math.isfinite(self.lo) else f"contributes at most {_show(self.hi)}"
+            gives = f"contributes at least {show(self.lo)}" if math.isfinite(self.lo) else f"contributes at most {show(self.hi)}"
         else:
             gives = "contributes any number"
         return f"combo {self.id} ({how}): {self.type.name}, {gives}"
@@ -179,7 +211,7 @@ class TypeReport:
         that every answer fails."""
         if self.always_fails:
             return "every answer fails: no score"
-        return f"scores {'exactly' if self.exact else 'within'} {_show(self.score_min)}–{_show(self.score_max)}"
+        return f"scores {'exactly' if self.exact else 'within'} {show(self.score_min)}–{show(self.score_max)}"
 
 
 def _finite(x: float) -> float | None:
@@ -191,6 +223,7 @@ class _Inference:
 
     def __init__(self, atom_kinds: dict[str, tuple[str, int]], blanks: tuple[int, int] | None) -> None:
         self.atom_kinds = atom_kinds
+        self.u_args: set[tuple] = set()  # the kinds by truth of each U call's arguments
         self.blanks = blanks  # the fewest and the most blanks an answer of the data has
         self.findings: list[Finding] = []
         self.needed = 0
@@ -246,7 +279,7 @@ class _Inference:
                 "T": TEXT,
                 "L": _number(frozenset({"int"}), 0, INF),
                 "Q": _number(frozenset({"int"}), 0, INF if self.blanks is None else self.blanks[1]) if n == "*" else BOOL,
-                "F": _number(frozenset({"int", "float"}), -INF, INF),
+                "F": _number(frozenset({"int", "float"}), -INF, INF).splitting(_FLOAT, NUMBERS - {"bool"}),
                 "S": _number(frozenset({"int"}), 1, INF),
             }[op]
         args = [self.infer(arg, sure) for arg in node.args]
@@ -267,23 +300,26 @@ class _Inference:
                 return _number(frozenset({"int"}), 0, 1, tight=True)
             if kind == "SM":
                 return _number(frozenset({"int"}), 0, groups, tight=True)
-            if kind in ("OP", "CS"):
-                return _number(frozenset({"int", "float"}), 0, 1, tight=True)
-            return _number(frozenset({"int", "float"}), 0, INF)
+            if kind in ("OP", "CS"):  # the similarity when it hits, the int 0 when not
+                return _number(frozenset({"int", "float"}), 0, 1, tight=True).splitting(_FLOAT, _INT)
+            kinds = {k for k, _ in self.atom_kinds.values()}  # any atom: what each kind gives
+            hit = (_FLOAT if kinds & {"OP", "CS"} else frozenset()) | (_INT if kinds & {"EM", "SM"} else frozenset())
+            return _number(frozenset({"int", "float"}), 0, INF).splitting(hit, _INT)
         if op == "A":
             return _number(frozenset({"int"}), 0, len(args))
         if op == "U":
             self._order(args[0], args[1], ">=", node.col, sure)
+            self.u_args.add((*args[0].split, *args[1].split))
             result = _union(args)
-            return _number(result.kinds, min(args[0].lo, args[1].lo), min(args[0].hi, args[1].hi)) \
-                if not result.kinds & {"str"} else result
+            return _number(result.kinds, min(args[0].lo, args[1].lo), min(args[0].hi, args[1].hi)).splitting(
+                *result.split) if not result.kinds & {"str"} else result
         # X: max over the arguments compares each with the others
         for other in args[1:]:
             self._order(args[0], other, ">", node.col, sure)
         result = _union(args)
         if result.kinds & {"str"}:
             return result
-        return _number(result.kinds, max(a.lo for a in args), max(a.hi for a in args))
+        return _number(result.kinds, max(a.lo for a in args), max(a.hi for a in args)).splitting(*result.split)
 
     def _blank(self, n: int, column: int, sure: bool) -> None:
         count = n + 1 if n >= 0 else -n
@@ -307,18 +343,26 @@ class _Inference:
         if inner.kinds == {"str"}:
             self.fail(f"unary {node.op} of text always fails", node.col, sure)
             return Type(NUMBERS)
-        kinds = (inner.kinds - {"str", "bool"}) | ({"int"} if "bool" in inner.kinds else set())
+        def signed(kinds: frozenset[str]) -> frozenset[str]:  # -True is an int; -"x" fails
+            return (kinds - {"str", "bool"}) | (_INT if "bool" in kinds else frozenset())
+
         lo, hi = (-inner.hi, -inner.lo) if node.op == "-" else (inner.lo, inner.hi)
-        return self._fold(node, [inner], sure, _number(frozenset(kinds), lo, hi))
+        result = _number(signed(inner.kinds), lo, hi).splitting(*map(signed, inner.split))
+        return self._fold(node, [inner], sure, result)
 
     def _arith(self, node: Arith, sure: bool) -> Type:
         start = len(self.findings)
         acc = self.infer(node.first, sure)
         parts = [acc]
-        for op, operand, column in node.rest:
+        for index, (op, operand, column) in enumerate(node.rest):
             right = self.infer(operand, sure)
             parts.append(right)
-            acc = self._binary(op, acc, right, column, sure)
+            left, acc = acc, self._binary(op, acc, right, column, sure)
+            if op == "*" and len(acc.kinds) > 1:  # times a non-zero number, the truth is the other side's
+                if _nonzero_number(operand):
+                    acc = acc.splitting(*(product_kinds(k, right.kinds) for k in left.split))
+                elif index == 0 and _nonzero_number(node.first):
+                    acc = acc.splitting(*(product_kinds(left.kinds, k) for k in right.split))
         return self._fold(node, parts, sure, acc, reported=len(self.findings) > start)
 
     def _binary(self, op: str, a: Type, b: Type, column: int, sure: bool) -> Type:
@@ -370,7 +414,7 @@ class _Inference:
             t = self.infer(operand, runs)
             if t.truth is stop:
                 earlier = [r for r in results if r.truth is None]
-                return _union([*earlier, t]) if earlier else t
+                return _chained(_union([*earlier, t]) if earlier else t, [*results, t], stop)
             results.append(t)
             if t.truth is None:
                 runs = False
@@ -380,7 +424,7 @@ class _Inference:
         result = _union(candidates) if len(candidates) > 1 else last
         if all(t.truth is not None for t in results):
             result = Type(result.kinds, result.lo, result.hi, last.truth, last.const, last.value, last.tight)
-        return result
+        return _chained(result, results, stop)
 
     def _ifexp(self, node: IfExp, sure: bool) -> Type:
         cond = self.infer(node.cond, sure)
@@ -392,8 +436,15 @@ class _Inference:
                 return chosen
             # the branch is known but the condition still reads the answer: not a constant
             # the evaluator could fold without one
-            return Type(chosen.kinds, chosen.lo, chosen.hi, chosen.truth, False, chosen.value, chosen.tight)
+            return replace(chosen, const=False)
         return _union([then, orelse])
+
+
+def _chained(result: Type, operands: list[Type], stop: bool) -> Type:
+    """``result`` of an ``and`` (``stop`` false) or ``or`` chain of ``operands``, with its
+    kinds by truth: an ``and`` is truthy only as its last operand, falsy as any of them."""
+    last, any_of = operands[-1].split, _split_union(operands)
+    return result.splitting(*((any_of[0], last[1]) if stop else (last[0], any_of[1])))
 
 
 def _arith_kind(op: str, a: str, b: str) -> str | None:
@@ -441,6 +492,27 @@ def _compare_truth(op: str, a: Type, b: Type) -> bool | None:
     return True if a.hi <= b.lo else (False if a.lo > b.hi else None)
 
 
+def _infer(spec: Any, blanks: int | tuple[int, int] | None) -> list[tuple[_Inference, Type]]:
+    """Each combo's walk and the type of its expression."""
+    atom_kinds = {aid: (a.kind, len(a.groups)) for aid, a in spec.atoms.items()}
+    found = []
+    for combo in spec.combos:
+        inference = _Inference(atom_kinds, (blanks, blanks) if isinstance(blanks, int) else blanks)
+        found.append((inference, inference.infer(combo.tree, True)))
+    return found
+
+
+def combo_types(rule: Any) -> tuple[list[Type], bool]:
+    """The :class:`Type` of each combo's expression of ``rule`` (a compiled
+    :class:`coscore.Rule`), its kinds by truth included, from the walk :func:`check_rule`
+    makes; and whether its ``U`` calls take arguments of different kinds (``U`` keeps one
+    result per answer and argument values, so ``U(x, 1)`` and ``U(y, 1.0)`` may hand each
+    other their result, of the other's kind)."""
+    found = _infer(rule.spec, None)
+    calls = set().union(*(inference.u_args for inference, _ in found))
+    return [t for _, t in found], len(calls) > 1
+
+
 def check_rule(rule: Any, blanks: int | tuple[int, int] | None = None) -> TypeReport:
     """Infer the types of ``rule``'s combos (a compiled :class:`coscore.Rule`).
 
@@ -453,14 +525,11 @@ def check_rule(rule: Any, blanks: int | tuple[int, int] | None = None) -> TypeRe
     the rule, reach both ends.
     """
     spec = rule.spec
-    atom_kinds = {aid: (a.kind, len(a.groups)) for aid, a in spec.atoms.items()}
     diagnostics: list[Diagnostic] = []
     combos: list[ComboType] = []
     needed, all_blanks = 0, False
-    for combo in spec.combos:
+    for combo, (inference, t) in zip(spec.combos, _infer(spec, blanks)):
         path = f"combos.{combo.id}"
-        inference = _Inference(atom_kinds, (blanks, blanks) if isinstance(blanks, int) else blanks)
-        t = inference.infer(combo.tree, True)
         needed = max(needed, inference.needed)
         all_blanks = all_blanks or inference.all_blanks
         if combo.mode == "value" and t.kinds == {"str"}:
@@ -484,15 +553,15 @@ def check_rule(rule: Any, blanks: int | tuple[int, int] | None = None) -> TypeRe
     if not combos:
         diagnostics.append(Diagnostic("combos", "no combos: every answer scores 0", severity="warning"))
     elif spec.combo_mode == "MAX":
-        diagnostics.extend(_dominated(combos))
-    score_min, score_max = _total_range(combos, spec.combo_mode)
+        diagnostics.extend(dominated(combos))
+    score_min, score_max = total_range(combos, spec.combo_mode)
     always_fails = any(f.sure and not f.always_warning for c in combos for f in c.findings)
     exact = False
     if not always_fails:
-        count = _blank_count(spec) if blanks is None else (blanks if isinstance(blanks, int) else blanks[1])
+        count = blank_count(spec) if blanks is None else (blanks if isinstance(blanks, int) else blanks[1])
         found = outcomes(spec, count)
         if found is not None and found.scored:
-            diagnostics.extend(_never_counting(spec, combos, found, diagnostics))
+            diagnostics.extend(never_counting(spec, combos, found, diagnostics))
             if found.totals:
                 score_min, score_max = max(score_min, min(found.totals)), min(score_max, max(found.totals))
         reached = [s for s in rule.score_many(witnesses(rule, max(count, needed, 1))).scores.tolist() if s == s]
@@ -500,75 +569,6 @@ def check_rule(rule: Any, blanks: int | tuple[int, int] | None = None) -> TypeRe
             score_min, score_max = min(score_min, min(reached)), max(score_max, max(reached))
             exact = min(reached) == score_min and max(reached) == score_max
     return TypeReport(diagnostics, combos, needed, all_blanks, score_min, score_max, exact, always_fails)
-
-
-#: The most texts :func:`witnesses` draws from, the most blanks it varies one by one, and
-#: the longest text it builds.
-WITNESS_TEXTS, WITNESS_BLANKS, WITNESS_LENGTH = 400, 8, 5000
-
-
-def witnesses(rule: Any, blanks: int) -> list[list[str]]:
-    """Answers of ``blanks`` blanks likely to reach the ends of ``rule``'s score range:
-    every blank empty, ``"null"``, each EM/OP/CS key, each SM option that can count (and
-    one option of every group at once), all of them joined; each text in every blank at
-    once and in one blank with the others empty."""
-    texts: dict[str, None] = {"": None, "null": None}
-    for atom in rule.atoms.values():
-        if atom.kind == "SM":
-            firsts = []
-            for group in atom.groups:
-                options = [o for o in group if o and o[0] not in "!~"]
-                texts.update(dict.fromkeys(options))
-                firsts.extend(options[:1])
-            texts["".join(firsts)] = None
-        else:
-            texts.update(dict.fromkeys(atom.keys))
-    pool = list(texts)[:WITNESS_TEXTS]
-    pool.append("".join(pool)[:WITNESS_LENGTH])
-    out = [[t] * blanks for t in pool]
-    if 1 < blanks <= WITNESS_BLANKS:
-        out += [[t if i == j else "" for j in range(blanks)] for t in pool for i in range(blanks)]
-    return out
-
-
-def _blank_count(spec: Any) -> int:
-    """The most blanks any part of the combos reads by number (at least 1)."""
-    count = 1
-    for combo in spec.combos:
-        for node in walk(combo.tree):
-            if isinstance(node, Call) and node.op in "TLQFS" and isinstance(node.args[0], Const):
-                n = node.args[0].value
-                if isinstance(n, int) and not isinstance(n, bool):
-                    count = max(count, n + 1 if n >= 0 else -n)
-    return count
-
-
-def _never_counting(spec: Any, combos: list[ComboType], found: Outcomes,
-                    known: list[Diagnostic]) -> list[Diagnostic]:
-    """What the case analysis (:mod:`.cases`) adds: each combo's contribution narrowed to
-    the values it takes, and warnings for combos that never count or never change the
-    total, unless the types already said so."""
-    flagged = {d.path.split(".")[1] for d in known if d.path.startswith("combos.") and d.severity == "warning"
-               and ("never" in d.message or "always contributes 0" in d.message)}
-    out = []
-    for combo, tried, values, irrelevant in zip(combos, found.tried, found.contributions, found.irrelevant):
-        if not tried:
-            continue
-        combo.lo, combo.hi = max(combo.lo, min(values)), min(combo.hi, max(values))
-        combo.values = frozenset(values)
-        if combo.id in flagged:
-            continue
-        path = f"combos.{combo.id}"
-        if values == {0}:
-            message = "never true" if combo.mode == "logic" else "always contributes 0"
-            out.append(Diagnostic(path, f"{message} whatever its atoms find: this combo never counts", severity="warning"))
-        elif irrelevant and len(combos) > 1:
-            if spec.combo_mode == "MAX":
-                why = "never reaches the MAX total: whatever the atoms find, another combo gives as much"
-            else:
-                why = "never changes the total: whatever the atoms find, the 0–10 clamp gives the same total without it"
-            out.append(Diagnostic(path, why, severity="warning"))
-    return out
 
 
 def _contribution(t: Type, mode: str, score: float) -> tuple[float, float]:
@@ -580,32 +580,3 @@ def _contribution(t: Type, mode: str, score: float) -> tuple[float, float]:
         return -INF, INF
     lo, hi = _interval("*", t, _constant(score))
     return lo, hi
-
-
-def _dominated(combos: list[ComboType]) -> list[Diagnostic]:
-    out = []
-    for combo in combos:
-        if combo.lo == combo.hi == 0:
-            continue  # already reported
-        best_other = max((c.lo for c in combos if c is not combo), default=-INF)
-        if combo.hi <= 0 or combo.hi <= best_other:
-            why = "never above 0" if combo.hi <= 0 else f"at most {_show(combo.hi)}, while another combo always gives at least {_show(best_other)}"
-            out.append(Diagnostic(f"combos.{combo.id}", f"never reaches the MAX total ({why})", severity="warning"))
-    return out
-
-
-def _total_range(combos: list[ComboType], mode: str) -> tuple[float, float]:
-    """Bounds of the total from the combos' contributions, clamped to the scale."""
-    if not combos:
-        return 0, 0
-    if mode == "ADD":
-        lo, hi = sum(c.lo for c in combos), sum(c.hi for c in combos)
-    else:
-        lo, hi = max(c.lo for c in combos), max(c.hi for c in combos)
-    if math.isnan(lo) or math.isnan(hi):
-        lo, hi = -INF, INF
-    return float(min(SCALE[1], max(SCALE[0], lo))), float(min(SCALE[1], max(SCALE[0], hi)))
-
-
-def _show(x: float) -> str:
-    return f"{x:g}"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 from ._text import open_file
@@ -87,12 +87,24 @@ def open_reader(
     path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     fmt: str | None = None,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
+    *,
+    encoding: str | None = None,
+    sheet: str | int | None = None,
+    max_cell_chars: int | None = None,
+    on_encoding: Callable[[str, str], None] | None = None,
 ) -> Iterator[Reader]:
     """Open ``path`` for reading in format ``fmt`` (default: from the extension of
     the first file). ``path`` may be a glob or a list of paths and globs: their files
     are read one after the other as one table, and must have the same columns.
 
-    Raises :class:`InputError` for a missing or unreadable file or a bad header.
+    ``encoding`` (CSV, TSV, JSON Lines, the ``coscore`` layout): any codec Python knows,
+    or ``"auto"`` (a byte order mark, else charset-normalizer's guess, which is told to
+    ``on_encoding(file, choice)``); default UTF-8. ``sheet`` (``.xlsx``): a sheet's name or
+    number from 1 (as an ``int`` or a ``str``); default the first. ``max_cell_chars``: the most
+    characters of one cell (default 1,000,000; Excel's 32,767 for ``.xlsx``).
+
+    Raises :class:`InputError` for a missing or unreadable file, a bad header, a cell
+    over the limit, or an option the format does not take.
     """
     paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     if not paths:
@@ -101,9 +113,10 @@ def open_reader(
     fmt = _format(files[0], fmt, None)
     if fmt not in INPUT_FORMATS:
         raise InputError(files[0], f"unknown input format {fmt!r} (known: {', '.join(INPUT_FORMATS)})")
+    options = _options(files[0], fmt, encoding, sheet, max_cell_chars, on_encoding)
     reader: Any = (
-        _open_one(files[0], fmt, chunk_size) if len(files) == 1
-        else ChainedReader(files, lambda name: _open_one(name, fmt, chunk_size))
+        _open_one(files[0], fmt, chunk_size, options) if len(files) == 1
+        else ChainedReader(files, lambda name: _open_one(name, fmt, chunk_size, options))
     )
     reader.format = fmt
     try:
@@ -112,30 +125,68 @@ def open_reader(
         reader.close()
 
 
-def _open_one(path: str, fmt: str, chunk_size: int) -> Any:
+def _options(first: str, fmt: str, encoding: str | None, sheet: str | int | None, max_cell_chars: int | None,
+             on_encoding: Callable[[str, str], None] | None) -> dict[str, Any]:
+    """The options of the readers of format ``fmt``, checked."""
+    if max_cell_chars is not None and max_cell_chars < 1:
+        raise InputError(first, "the cell limit (--max-cell-chars) must be at least 1")
+    options: dict[str, Any] = {"max_cell_chars": max_cell_chars}
+    if encoding is not None:
+        if fmt in ("parquet", "xlsx"):
+            raise InputError(first, f"an encoding (--encoding) is for CSV, TSV, JSON Lines and the coscore layout, "
+                             f"not {fmt}")
+        if encoding.lower() != "auto":
+            from .encodings import codec_name
+
+            codec_name(encoding)
+        options.update(encoding=encoding, announce=on_encoding)
+    if sheet is not None:
+        if fmt != "xlsx":
+            raise InputError(first, f"a sheet (--sheet) is for .xlsx workbooks, not {fmt}")
+        options["sheet"] = sheet
+    return options
+
+
+def _open_one(path: str, fmt: str, chunk_size: int, options: dict[str, Any]) -> Any:
     if fmt in ("csv", "tsv"):
-        from .columnar_csv import ColumnarDelimitedReader
-
-        if path == "-":
-            import sys
-
-            return ColumnarDelimitedReader.from_stream(sys.stdin.buffer, fmt, chunk_size)
-        return ColumnarDelimitedReader(path, fmt, chunk_size)
+        return _delimited(path, fmt, chunk_size, **options)
     if fmt == "jsonl":
         from .jsonl import JsonlReader
 
-        return JsonlReader(path, chunk_size)
+        return JsonlReader(path, chunk_size, **options)
     if fmt == "parquet":
         from .parquet import ParquetReader
 
-        return ParquetReader(path, chunk_size)
+        return ParquetReader(path, chunk_size, **options)
     if fmt == "xlsx":
         from .xlsx import XlsxReader
 
-        return XlsxReader(path, chunk_size)
+        return XlsxReader(path, chunk_size, **options)
     from .legacy import LegacyReader
 
-    return LegacyReader(path, chunk_size)
+    return LegacyReader(path, chunk_size, **options)
+
+
+def _delimited(path: str, fmt: str, chunk_size: int, *, max_cell_chars: int | None = None,
+               encoding: str | None = None, announce: Callable[[str, str], None] | None = None) -> Any:
+    """A CSV/TSV reader: of the file itself when it is UTF-8, else of its text decoded to
+    UTF-8 in blocks into a temporary file (as standard input is copied)."""
+    from ._text import display_name, open_binary
+    from .columnar_csv import ColumnarDelimitedReader
+    from .encodings import Transcoded, decoded
+
+    if path != "-" and encoding is None:
+        return ColumnarDelimitedReader(path, fmt, chunk_size, max_cell_chars=max_cell_chars)
+    raw = open_binary(path)
+    stream = decoded(raw, encoding, display_name(path), announce)
+    try:
+        if path != "-" and not isinstance(stream, Transcoded):
+            return ColumnarDelimitedReader(path, fmt, chunk_size, max_cell_chars=max_cell_chars)
+        return ColumnarDelimitedReader.from_stream(stream, fmt, chunk_size, display_name(path),
+                                                   max_cell_chars=max_cell_chars)
+    finally:
+        if path != "-":
+            raw.close()
 
 
 @contextlib.contextmanager
@@ -165,12 +216,12 @@ def open_writer(
         writer = make(stream, fmt, target, bom=bom) if fmt in ("csv", "tsv") else make(stream, target)
         try:
             yield writer
+            writer.close()  # closing can fail too (the xlsx writer finishes its zip): then abort
         except BaseException:
             abort = getattr(writer, "abort", None)
             if abort is not None:
                 abort()
             raise
-        writer.close()
 
 
 def _writer_class(fmt: str) -> Any:
@@ -184,7 +235,7 @@ def _writer_class(fmt: str) -> Any:
 
         return JsonlWriter
     if fmt == "xlsx":
-        from .xlsx import XlsxWriter
+        from .xlsx_write import XlsxWriter
 
         return XlsxWriter
     from .delimited import DelimitedWriter

@@ -1,12 +1,14 @@
-"""Opening inputs and decoding UTF-8 line by line, so that errors can name a line."""
+"""Opening inputs (in any encoding, read as UTF-8: :mod:`.encodings`) and decoding UTF-8
+line by line, so that errors can name a line."""
 from __future__ import annotations
 
 import io
 import os
 import sys
 from collections.abc import Iterator
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
+from .encodings import Announce, Transcoded, decoded
 from .errors import InputError
 
 
@@ -58,16 +60,20 @@ class DecodedLines:
     read and decoded in blocks of whole lines, which is much faster than line by line.
     A UTF-8 byte order mark at the start is dropped. ``lineno`` is the number of the
     last line yielded and ``position`` the bytes read so far. Invalid UTF-8 raises
-    :class:`InputError` naming the line and the character.
+    :class:`InputError` naming the line and the character; a line longer than
+    ``max_line_bytes`` raises :class:`LineTooLong` as soon as it is seen to be.
     """
 
     BLOCK = 1 << 20
 
-    def __init__(self, stream: BinaryIO, source: str) -> None:
+    def __init__(self, stream: BinaryIO, source: str, max_line_bytes: int | None = None) -> None:
         self._stream = stream
         self.source = source
         self.lineno = 0
         self.position = 0
+        self.max_line_bytes = max_line_bytes
+        #: whether a byte order mark was dropped from the start
+        self.bom = False
 
     def _blocks(self) -> Iterator[bytes]:
         """Runs of whole lines (the last one may lack its ``\n``)."""
@@ -81,6 +87,8 @@ class DecodedLines:
             cut = data.rfind(b"\n") + 1
             if cut == 0:
                 pending += data
+                if self.max_line_bytes is not None and len(pending) > self.max_line_bytes:
+                    raise LineTooLong(self.lineno + 1, bytes(pending[: self.max_line_bytes]))
                 continue
             block = bytes(pending) + data[:cut] if pending else data[:cut]
             pending = bytearray(data[cut:])
@@ -89,6 +97,8 @@ class DecodedLines:
     def __iter__(self) -> Iterator[str]:
         first = True
         for block in self._blocks():
+            if self.max_line_bytes is not None and len(block) > self.max_line_bytes:
+                self._check_lengths(block)
             self.position += len(block)
             try:
                 text = block.decode("utf-8")
@@ -98,9 +108,32 @@ class DecodedLines:
                 first = False
                 if text.startswith("\ufeff"):
                     text = text[1:]
+                    self.bom = True
             for line in io.StringIO(text, newline="\n"):
                 self.lineno += 1
                 yield line
+
+
+    def _check_lengths(self, block: bytes) -> None:
+        """Raise :class:`LineTooLong` for the first line of ``block`` over the cap."""
+        start = 0
+        number = self.lineno
+        while start < len(block):
+            end = block.find(b"\n", start)
+            end = len(block) if end < 0 else end + 1
+            number += 1
+            if end - start > (self.max_line_bytes or 0):
+                raise LineTooLong(number, block[start : start + (self.max_line_bytes or 0)])
+            start = end
+
+
+class LineTooLong(Exception):
+    """A line longer than a reader's cap: its number and its first bytes."""
+
+    def __init__(self, lineno: int, head: bytes) -> None:
+        super().__init__(lineno)
+        self.lineno = lineno
+        self.head = head
 
 
 def decode_error(source: str, lines_before: int, block: bytes, exc: UnicodeDecodeError) -> InputError:
@@ -111,7 +144,8 @@ def decode_error(source: str, lines_before: int, block: bytes, exc: UnicodeDecod
     column = len(block[line_start : exc.start].decode("utf-8", "replace")) + 1
     bad = block[exc.start : exc.end].hex(" ")
     return InputError(
-        source, f"invalid UTF-8 at character {column} (byte {bad}); the file must be UTF-8 encoded", line=lineno
+        source, f"invalid UTF-8 at character {column} (byte {bad}); if the file is not UTF-8, give its "
+        "encoding with --encoding NAME (e.g. gb18030) or --encoding auto", line=lineno
     )
 
 
@@ -121,12 +155,19 @@ class TextFileReader:
 
     unit = "line"
 
-    def __init__(self, path: str | os.PathLike[str], chunk_size: int, source: str | None = None) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], chunk_size: int, source: str | None = None, *,
+        encoding: str | None = None, announce: Announce | None = None, max_line_bytes: int | None = None,
+    ) -> None:
         self.source = source or display_name(path)
         self.total_bytes = size_of(path)
         self._chunk_size = chunk_size
-        self._stream = open_binary(path)
-        self._lines = DecodedLines(self._stream, self.source)
+        self._encoding = encoding
+        raw = open_binary(path)
+        self._stream: Any = decoded(raw, encoding, self.source, announce)
+        if isinstance(self._stream, Transcoded):
+            self.total_bytes = None  # positions count UTF-8 bytes, not the file's
+        self._lines = DecodedLines(self._stream, self.source, max_line_bytes)
 
     def close(self) -> None:
         """Close the file (not standard input)."""

@@ -29,6 +29,21 @@ def float_array(values: Any) -> Any:
     return pa.Array.from_buffers(pa.float64(), len(array), [_validity(~np.isnan(array)), pa.py_buffer(array)])
 
 
+def int_array(values: Any) -> Any:
+    """An int64 Arrow array of ``values`` (anything numpy takes as integers; no nulls)."""
+    array = np.ascontiguousarray(values, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), len(array), [None, pa.py_buffer(array)])
+
+
+def valid_mask(array: Any) -> np.ndarray:
+    """A numpy bool array: which values of the Arrow array ``array`` are not null."""
+    n = len(array)
+    if not array.null_count:
+        return np.ones(n, dtype=bool)
+    bits = np.unpackbits(np.frombuffer(array.buffers()[0], dtype=np.uint8), bitorder="little")
+    return bits[array.offset : array.offset + n].astype(bool)
+
+
 def bool_array(values: np.ndarray) -> Any:
     """A boolean Arrow array of a numpy bool array (no nulls)."""
     mask = np.ascontiguousarray(values, dtype=bool)

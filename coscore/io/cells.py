@@ -114,7 +114,7 @@ def _empty_for_null(texts: Any) -> Any:
         return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(np.zeros(n + 1, dtype=np.int32)),
                                                      pa.py_buffer(b"")])
     if pa.types.is_string(texts.type):
-        if not np.diff(_offsets(texts))[~_valid(texts)].any():  # the nulls hold no bytes: drop the bitmap
+        if not np.diff(offsets_of(texts))[~_valid(texts)].any():  # the nulls hold no bytes: drop the bitmap
             return pa.Array.from_buffers(pa.string(), n, [None, *texts.buffers()[1:]], offset=texts.offset)
     pc = _pc()
     return pc.fill_null(texts, pa.scalar("", texts.type))
@@ -195,7 +195,7 @@ def quoted(texts: Any, delimiter: str, alone: bool = False) -> Any:
     texts = _decoded(texts)
     need = _holding(texts, (delimiter + '"\n\r').encode())
     if alone:
-        empty = np.diff(_offsets(texts)) == 0
+        empty = np.diff(offsets_of(texts)) == 0
         need = empty if need is None else need | empty
     if need is None or not need.any():
         return given
@@ -205,18 +205,22 @@ def quoted(texts: Any, delimiter: str, alone: bool = False) -> Any:
     return pc.if_else(bool_array(need), enclosed, texts)
 
 
+def text_bytes(texts: Any) -> bytes:
+    """The UTF-8 bytes of all the values of the string array ``texts``, end to end."""
+    if len(texts) == 0:
+        return b""
+    offsets = offsets_of(texts)
+    data = texts.buffers()[2]
+    return b"" if data is None else bytes(memoryview(data)[int(offsets[0]) : int(offsets[-1])])
+
+
 def _holding(texts: Any, special: bytes) -> np.ndarray | None:
     """A mask of the values of the string array ``texts`` holding one of the ASCII bytes
     ``special``, found on its UTF-8 data buffer at once; ``None`` when none does."""
-    if len(texts) == 0:
-        return None
-    offsets = _offsets(texts)
-    data = texts.buffers()[2]
-    if data is None:
-        return None
-    raw = bytes(memoryview(data)[int(offsets[0]) : int(offsets[-1])])
+    raw = text_bytes(texts)
     if all(raw.find(bytes([b])) < 0 for b in special):  # memchr: the usual case, nothing to quote
         return None
+    offsets = offsets_of(texts)
     array = np.frombuffer(raw, dtype=np.uint8)
     found = array == special[0]
     for b in special[1:]:
@@ -236,7 +240,7 @@ def _decoded(texts: Any) -> Any:
     return texts
 
 
-def _offsets(texts: Any) -> np.ndarray:
+def offsets_of(texts: Any) -> np.ndarray:
     """The value offsets of the string (or large_string) array ``texts``, one more than its length."""
     wide = pa.types.is_large_string(texts.type)
     offsets = np.frombuffer(texts.buffers()[1], dtype=np.int64 if wide else np.int32)

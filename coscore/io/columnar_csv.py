@@ -13,12 +13,13 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
-from typing import Any, BinaryIO
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 
 from ._text import display_name, size_of
+from .cell_limit import check_chunk, limit_of, line_cap
 from .delimited import DELIMITERS, DelimitedReader
 from .errors import InputError
 from .table import Chunk, LazyLines
@@ -35,12 +36,15 @@ MAX_BLOCK_SIZE = (1 << 31) - 1
 class ColumnarDelimitedReader:
     """Read a CSV or TSV file in chunks of ``chunk_size`` rows whose columns are Arrow
     string arrays. ``columns`` is known once opened; ``source`` names the file in
-    messages (default: ``path``). Standard input: :meth:`from_stream`."""
+    messages (default: ``path``). Standard input and other encodings than UTF-8:
+    :meth:`from_stream`. A value over ``max_cell_chars`` characters is an error naming its
+    line and column; the header may be of any length (the parser starts after it)."""
 
     unit = "line"
 
     def __init__(
-        self, path: str | os.PathLike[str], fmt: str = "csv", chunk_size: int = 65536, source: str | None = None
+        self, path: str | os.PathLike[str], fmt: str = "csv", chunk_size: int = 65536, source: str | None = None,
+        *, max_cell_chars: int | None = None,
     ) -> None:
         self._path = os.fspath(path)
         self._fmt = fmt
@@ -48,21 +52,27 @@ class ColumnarDelimitedReader:
         self.total_bytes = size_of(path)
         self._chunk_size = chunk_size
         self._spool: str | None = None
-        exact = DelimitedReader(path, fmt, chunk_size, self.source)  # the header, checked as always
+        self._limit = limit_of(max_cell_chars)
+        exact = self._exact(chunk_size)  # the header, checked as always
         self.columns: list[str] = exact.columns
+        self._header_bytes = exact.header_bytes
         exact.close()
         self._file: Any = None
         self._line_numbers: list[int] | None = None
-        self._consumed = sum(len(name.encode("utf-8")) + 1 for name in self.columns)
+        self._consumed = self._header_bytes
+
+    def _exact(self, chunk_size: int) -> DelimitedReader:
+        return DelimitedReader(self._path, self._fmt, chunk_size, self.source, max_cell_chars=self._limit)
 
     def _open(self, block_size: int) -> Any:
         width = len(self.columns)
         if self._file is not None:
             self._file.close()
         self._file = pa.OSFile(os.fsencode(self._path))  # bytes: a name that is not UTF-8 too
+        self._file.seek(self._header_bytes)  # the header is known: a long one need not fit a block
         return pa_csv.open_csv(
             self._file,
-            read_options=pa_csv.ReadOptions(block_size=block_size, use_threads=True),
+            read_options=pa_csv.ReadOptions(block_size=block_size, use_threads=True, column_names=self.columns),
             parse_options=pa_csv.ParseOptions(
                 delimiter=DELIMITERS[self._fmt], quote_char='"', double_quote=True, escape_char=False,
                 newlines_in_values=True, ignore_empty_lines=width != 1,
@@ -80,6 +90,7 @@ class ColumnarDelimitedReader:
         back); the last one is checked first (for a quote left open)."""
         row = 0
         block = BLOCK_SIZE
+        largest = max(BLOCK_SIZE, min(MAX_BLOCK_SIZE, line_cap(self._limit, len(self.columns))))
         while True:
             try:
                 reader = self._open(block)
@@ -96,9 +107,11 @@ class ColumnarDelimitedReader:
                     yield chunk
                 break
             except pa.ArrowException as exc:
-                if "straddl" not in str(exc) or block >= MAX_BLOCK_SIZE:
+                if "Empty CSV file" in str(exc) and not row:  # nothing after the header but blank lines
+                    break
+                if "straddl" not in str(exc) or block >= largest:  # no row within the cell limit is longer
                     self._diagnose(str(exc))
-                block = min(MAX_BLOCK_SIZE, max(block * 4, (self.total_bytes or 0) + 1))
+                block = min(largest, max(block * 4, (self.total_bytes or 0) + 1))
         if not row:  # no data row: one empty chunk stands for the table
             empty = pa.table({name: pa.array([], pa.string()) for name in self.columns})
             last = self._chunk(empty, 0)
@@ -113,20 +126,23 @@ class ColumnarDelimitedReader:
         self._consumed += sum(_span(column) for column in data.values()) + n * len(self.columns)
         position = min(self._consumed, self.total_bytes) if self.total_bytes else None
         types = dict.fromkeys(self.columns, "str")
-        return Chunk(list(self.columns), data, lines, "line", self.source, position, types)
+        chunk = Chunk(list(self.columns), data, lines, "line", self.source, position, types)
+        check_chunk(chunk, self._limit)
+        return chunk
 
     @classmethod
     def from_stream(
-        cls, stream: BinaryIO, fmt: str = "csv", chunk_size: int = 65536, source: str = "<stdin>"
+        cls, stream: Any, fmt: str = "csv", chunk_size: int = 65536, source: str = "<stdin>",
+        *, max_cell_chars: int | None = None,
     ) -> "ColumnarDelimitedReader":
-        """Read ``stream`` (standard input) as a file: it is copied to a temporary file
-        first (the Arrow parser reads blocks ahead, and an error is located by reading the
-        text again), which is removed when the reader is closed."""
+        """Read ``stream`` (standard input, or a file decoded to UTF-8) as a file: it is
+        copied to a temporary file first (the Arrow parser reads blocks ahead, and an error
+        is located by reading the text again), which is removed when the reader is closed."""
         spool = tempfile.NamedTemporaryFile(prefix="coscore-input-", suffix=f".{fmt}", delete=False)
         try:
             with spool:
                 shutil.copyfileobj(stream, spool, 1 << 20)
-            reader = cls(spool.name, fmt, chunk_size, source)
+            reader = cls(spool.name, fmt, chunk_size, source, max_cell_chars=max_cell_chars)
         except BaseException:
             os.unlink(spool.name)
             raise
@@ -134,7 +150,7 @@ class ColumnarDelimitedReader:
         return reader
 
     def _exact_chunks(self) -> Iterator[Chunk]:
-        exact = DelimitedReader(self._path, self._fmt, 1 << 16, self.source)
+        exact = self._exact(1 << 16)
         try:
             yield from exact.chunks()
         finally:

@@ -11,12 +11,12 @@ from typing import Any, BinaryIO
 
 import pyarrow as pa
 
-from ._text import TextFileReader
+from ._text import LineTooLong, TextFileReader
+from .cell_limit import column_at, limit_of, line_cap, over_limit
+from .encodings import Announce
 from .errors import InputError
 from .cells import joined_lines, quoted, text_column
 from .table import Chunk
-
-csv.field_size_limit(2**31 - 1)  # answers can be long; the default 128 KiB limit is not ours to impose
 
 DELIMITERS = {"csv": ",", "tsv": "\t"}
 
@@ -27,31 +27,61 @@ class DelimitedReader(TextFileReader):
     Every value is a ``str``. A row with more or fewer fields than the header is an
     error; blank lines are skipped, except in a one-column file, where a blank line
     is an empty value. ``columns`` is known as soon as the reader is opened. ``source``
-    names the file in messages (default: ``path``).
+    names the file in messages (default: ``path``). A value over ``max_cell_chars``
+    characters is an error as soon as it is seen to be (the ``csv`` module's field limit,
+    which is the module's own: the reader sets it before it reads); ``header_bytes`` is
+    the header's length in the file (a byte order mark included).
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], fmt: str = "csv", chunk_size: int = 65536, source: str | None = None
+        self, path: str | os.PathLike[str], fmt: str = "csv", chunk_size: int = 65536, source: str | None = None,
+        *, encoding: str | None = None, announce: Announce | None = None, max_cell_chars: int | None = None,
     ) -> None:
-        super().__init__(path, chunk_size, source)
-        self._reader = csv.reader(self._lines, delimiter=DELIMITERS[fmt], strict=True)
+        self._limit = limit_of(max_cell_chars)
+        super().__init__(path, chunk_size, source, encoding=encoding, announce=announce,
+                         max_line_bytes=line_cap(self._limit, 64))
+        self._delimiter = DELIMITERS[fmt]
+        self._record: list[str] = []
+        self._reader = csv.reader(self._recorded(), delimiter=self._delimiter, strict=True)
+        self.columns: list[str] = []
         header = self._next_record()
         if header is None:
             raise InputError(self.source, "the file is empty; expected a header row", line=1)
         _, fields = header
         _check_header(self.source, fields)
-        self.columns: list[str] = fields
+        self.columns = fields
+        self._lines.max_line_bytes = line_cap(self._limit, len(fields))
+        self.header_bytes = sum(len(line.encode("utf-8")) for line in self._record) + (3 if self._lines.bom else 0)
+
+    def _recorded(self) -> Iterator[str]:
+        """The file's lines, those of the record being read kept (for messages)."""
+        for line in self._lines:
+            self._record.append(line)
+            yield line
 
     def _next_record(self) -> tuple[int, list[str]] | None:
         """The next record and the line it starts on, or ``None`` at the end."""
         start = self._reader.line_num + 1
+        self._record = []
+        csv.field_size_limit(self._limit)
         try:
             fields = next(self._reader)
         except StopIteration:
             return None
-        except csv.Error as exc:
-            raise InputError(self.source, f"malformed {_kind(self._reader)}: {exc}", line=start) from None
+        except (csv.Error, LineTooLong) as exc:
+            raise self._problem(exc, start) from None
         return start, fields
+
+    def _problem(self, exc: Exception, start: int) -> InputError:
+        """The error for what the ``csv`` module or the lines raised, in the record at line ``start``."""
+        head = "".join(self._record)
+        if isinstance(exc, LineTooLong):
+            head += exc.head.decode("utf-8", "replace")
+        elif "field larger than field limit" not in str(exc):
+            return InputError(self.source, f"malformed {_kind(self._reader)}: {exc}", line=start)
+        field = column_at(head, self._delimiter, self._limit)
+        column = self.columns[field] if field is not None and field < len(self.columns) else None
+        return over_limit(self.source, self._limit, line=start, **({"column": column} if column else {}))
 
     def chunks(self) -> Iterator[Chunk]:
         """The data rows, ``chunk_size`` at a time (the last chunk may be shorter)."""
@@ -61,8 +91,10 @@ class DelimitedReader(TextFileReader):
         lines: list[int] = []
         yielded = False
         start = reader.line_num + 1  # the line the next record starts on
+        csv.field_size_limit(self._limit)
         try:
             for fields in reader:
+                self._record = []
                 if len(fields) != width:
                     if fields or width != 1:
                         if fields:
@@ -78,8 +110,8 @@ class DelimitedReader(TextFileReader):
                 if len(rows) >= self._chunk_size:
                     yield self._chunk(rows, lines)
                     rows, lines, yielded = [], [], True
-        except csv.Error as exc:
-            raise InputError(self.source, f"malformed {_kind(reader)}: {exc}", line=start) from None
+        except (csv.Error, LineTooLong) as exc:
+            raise self._problem(exc, start) from None
         if rows or not yielded:  # an empty file still yields one (empty) chunk: the header
             yield self._chunk(rows, lines)
 

@@ -17,7 +17,9 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from ._text import TextFileReader
+from ._text import LineTooLong, TextFileReader
+from .cell_limit import check_chunk, limit_of, line_cap, over_limit
+from .encodings import Announce
 from .errors import InputError
 from .line_blocks import LineBlock, LineBlocks
 from .table import MISSING, Chunk
@@ -44,20 +46,34 @@ class JsonlReader(TextFileReader):
 
     ``columns`` is the ordered union of the keys seen so far (it can grow from chunk
     to chunk); a row lacking a key holds :data:`MISSING` there (in a chunk whose columns
-    are Python lists; Arrow arrays hold no missing key).
+    are Python lists; Arrow arrays hold no missing key). A text value (or list element)
+    over ``max_cell_chars`` characters is an error, as is a line longer than 16 such values.
     """
 
     #: ``columns`` grows as keys appear (several files are not checked for equal columns).
     columns_grow = True
 
-    def __init__(self, path: Any, chunk_size: int = 65536) -> None:
-        super().__init__(path, chunk_size)
+    def __init__(
+        self, path: Any, chunk_size: int = 65536, *, encoding: str | None = None, announce: Announce | None = None,
+        max_cell_chars: int | None = None,
+    ) -> None:
+        super().__init__(path, chunk_size, encoding=encoding, announce=announce)
         self.columns: list[str] = []
         self._known: set[str] = set()
-        self._blocks = LineBlocks(self._stream, self.source)
+        self._limit = limit_of(max_cell_chars)
+        self._blocks = LineBlocks(self._stream, self.source, line_cap(self._limit, 16))
 
     def chunks(self) -> Iterator[Chunk]:
         """The rows, ``chunk_size`` at a time."""
+        try:
+            for chunk in self._chunks():
+                check_chunk(chunk, self._limit)
+                yield chunk
+        except LineTooLong as exc:
+            key = _last_key(exc.head)
+            raise over_limit(self.source, self._limit, line=exc.lineno, **({"column": key} if key else {})) from None
+
+    def _chunks(self) -> Iterator[Chunk]:
         rows: list[dict[str, Any]] = []
         lines: list[int] = []
         yielded = False
@@ -153,6 +169,20 @@ class JsonlReader(TextFileReader):
         data = {n: _column(table.column(n)) for n in self.columns}
         lines = range(block.first, block.first + block.count)
         return Chunk(list(data), data, lines, "line", self.source, self._blocks.position)
+
+
+def _last_key(head: bytes) -> str | None:
+    """The last key named in the start of a (too long) line, or ``None``."""
+    found = None
+    for found in re.finditer(rb'"((?:[^"\\]|\\.){0,200})"' + _SPACE + rb":", head[:1 << 20]):
+        pass
+    if found is None:
+        return None
+    try:
+        key = json.loads(b'"' + found.group(1) + b'"')
+    except ValueError:
+        return None
+    return key if isinstance(key, str) else None
 
 
 def _arrow_table(block: LineBlock) -> Any:

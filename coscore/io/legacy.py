@@ -14,7 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from ._text import DecodedLines, TextFileReader, open_file
+from ._text import DecodedLines, LineTooLong, TextFileReader, open_file
+from .cell_limit import check_chunk, limit_of, line_cap, over_limit
+from .encodings import Announce, decoded
 from .errors import InputError
 from .line_blocks import LineBlock, LineBlocks
 from .table import Chunk
@@ -44,11 +46,18 @@ class LegacyReader(TextFileReader):
     the ``text`` layout); a labelled line without a comma is an error.
     """
 
-    def __init__(self, path: str | os.PathLike[str], chunk_size: int = 65536) -> None:
-        super().__init__(path, chunk_size)
+    def __init__(
+        self, path: str | os.PathLike[str], chunk_size: int = 65536, *, encoding: str | None = None,
+        announce: Announce | None = None, max_cell_chars: int | None = None,
+    ) -> None:
+        super().__init__(path, chunk_size, encoding=encoding, announce=announce)
         self._path = os.fspath(path)
-        self._blocks = LineBlocks(self._stream, self.source)
-        first = self._blocks.take(1)
+        self._limit = limit_of(max_cell_chars)
+        self._blocks = LineBlocks(self._stream, self.source, line_cap(self._limit, 2))
+        try:
+            first = self._blocks.take(1)
+        except LineTooLong as exc:
+            raise over_limit(self.source, self._limit, line=exc.lineno) from None
         header = _strip_eol(first.text() if first is not None else "").strip()
         if header not in ("text", "text,score"):
             shown = header if len(header) <= 60 else header[:57] + "..."
@@ -62,10 +71,15 @@ class LegacyReader(TextFileReader):
         """The answers, ``chunk_size`` at a time."""
         yielded = False
         while True:
-            block = self._blocks.take(self._chunk_size)
+            try:
+                block = self._blocks.take(self._chunk_size)
+            except LineTooLong as exc:
+                raise over_limit(self.source, self._limit, line=exc.lineno, column="text") from None
             if block is None:
                 break
-            yield self._chunk(block)
+            chunk = self._chunk(block)
+            check_chunk(chunk, self._limit)
+            yield chunk
             yielded = True
         if not yielded:
             import pyarrow as pa
@@ -101,8 +115,8 @@ class LegacyReader(TextFileReader):
         """Raise the error the file holds first, as reading it line by line finds it (the
         file is read again; standard input, which cannot be, is judged on ``block``)."""
         if self.source != "<stdin>":
-            with open_file(self._path) as stream:
-                lines = DecodedLines(stream, self.source)
+            with open_file(self._path) as raw:
+                lines = DecodedLines(decoded(raw, self._encoding, self.source), self.source)
                 rows = iter(lines)
                 next(rows, "")  # the header
                 _check_lines(self.source, ((lines.lineno, raw) for raw in rows), self.labelled)

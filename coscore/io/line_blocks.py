@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ._text import decode_error
+from ._text import LineTooLong, decode_error
 
 #: Bytes read from the stream at a time.
 READ_SIZE = 1 << 20
@@ -52,16 +52,22 @@ class LineBlock:
 
 class LineBlocks:
     """Take the lines of a binary stream ``count`` at a time. A UTF-8 byte order mark at
-    the start is dropped; lines end at ``\\n`` only. ``position`` is the bytes taken so far."""
+    the start is dropped; lines end at ``\\n`` only. ``position`` is the bytes taken so far.
+    A line longer than ``max_line_bytes`` raises :class:`~._text.LineTooLong` as soon as
+    it is seen to be (before the rest of it is read)."""
 
-    def __init__(self, stream: io.RawIOBase | io.BufferedIOBase | object, source: str) -> None:
+    def __init__(
+        self, stream: io.RawIOBase | io.BufferedIOBase | object, source: str, max_line_bytes: int | None = None
+    ) -> None:
         self._stream = stream
         self.source = source
         self._pending: list[bytes] = []
         self._newlines = 0  # in the pending bytes
+        self._tail = 0  # bytes pending after the last line end
         self._ended = False
         self.lines_taken = 0
         self.position = 0
+        self.max_line_bytes = max_line_bytes
 
     def take(self, count: int) -> LineBlock | None:
         """The next ``count`` lines (fewer at the end of the file), or ``None`` when none is left."""
@@ -71,7 +77,13 @@ class LineBlocks:
                 self._ended = True
                 break
             self._pending.append(data)
-            self._newlines += data.count(b"\n")
+            found = data.count(b"\n")
+            self._newlines += found
+            self._tail = len(data) - data.rfind(b"\n") - 1 if found else self._tail + len(data)
+            if self.max_line_bytes is not None and self._tail > self.max_line_bytes:
+                whole = b"".join(self._pending)
+                start = whole.rfind(b"\n") + 1
+                raise LineTooLong(self.lines_taken + self._newlines + 1, whole[start : start + self.max_line_bytes])
         buffer = b"".join(self._pending)
         if self._newlines >= count:
             cut = int(np.flatnonzero(np.frombuffer(buffer, dtype=np.uint8) == 10)[count - 1]) + 1
@@ -85,6 +97,12 @@ class LineBlocks:
         if not block:
             return None
         first = self.lines_taken + 1
+        if self.max_line_bytes is not None and len(block) > self.max_line_bytes:
+            starts = LineBlock(block, taken, first, self.source).starts()
+            long = np.flatnonzero(np.diff(starts) > self.max_line_bytes)
+            if len(long):
+                at = int(starts[long[0]])
+                raise LineTooLong(first + int(long[0]), block[at : at + self.max_line_bytes])
         self.lines_taken += taken
         self.position += len(block)
         bom = first == 1 and block.startswith(_BOM)

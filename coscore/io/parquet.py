@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 from ._text import display_name
+from .cell_limit import check_chunk, limit_of
 from .errors import InputError
 from .table import MISSING, Chunk
 
@@ -29,14 +30,17 @@ class ParquetReader:
 
     ``handle`` is the file already open (e.g. by fsspec, for a remote file; ``path`` then
     only names it), ``row_groups`` the row groups to read (default all) and
-    ``first_row`` the number of the rows before them (for messages)."""
+    ``first_row`` the number of the rows before them (for messages). A text value over
+    ``max_cell_chars`` characters is an error naming its row and column."""
 
     unit = "row"
 
     def __init__(
         self, path: str | os.PathLike[str], chunk_size: int = 65536, *,
         handle: Any = None, row_groups: list[int] | None = None, first_row: int = 0,
+        max_cell_chars: int | None = None,
     ) -> None:
+        self._limit = limit_of(max_cell_chars)
         pa = _pyarrow()
         self._pq = sys.modules["pyarrow.parquet"]
         self._pa = pa
@@ -79,7 +83,9 @@ class ParquetReader:
             for batch in self._file.iter_batches(batch_size=self._chunk_size, row_groups=self._row_groups):
                 n = batch.num_rows
                 data = {col: batch.column(i) for i, col in enumerate(self.columns)}
-                yield Chunk(list(self.columns), data, range(row + 1, row + n + 1), "row", self.source)
+                chunk = Chunk(list(self.columns), data, range(row + 1, row + n + 1), "row", self.source)
+                check_chunk(chunk, self._limit)
+                yield chunk
                 row += n
                 yielded = True
         except self._pa.ArrowException as exc:

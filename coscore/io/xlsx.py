@@ -1,170 +1,151 @@
-"""Excel workbooks (``.xlsx``) through openpyxl, streamed: the first sheet is read
-row by row (read-only mode) and written row by row (write-only mode).
+"""Reading Excel workbooks (``.xlsx``) through fastexcel (Rust, on calamine), as Arrow
+string columns.
 
-Reading: the first row is the header; every cell becomes text (numbers as Excel shows
-them in general format: ``42``, ``0.5``; empty cells ``""``); rows with no value are
-skipped. Writing: text is always stored as text (never as a formula, whatever its first
-character), floats as numbers, missing values as empty cells. The ``xlsx`` extra installs
-defusedxml, with which openpyxl refuses XML entity bombs in untrusted workbooks.
+The workbook is first checked by :mod:`.workbook_guard` (zip bombs, DTDs, cells over the
+limit, shared-string bombs), then one sheet (``sheet``: its name or 1-based number;
+default the first) is read whole, every cell as text, and handed on in chunks.
+
+- The header is the sheet's first row that holds a value; its columns run from its
+  first to its last named cell (empty columns on the left are not part of the table).
+  An empty or repeated name is an error.
+- A cell is text as Excel shows it: text as it is (an ``=1+1`` typed as text stays that
+  text; a formula gives its cached value), numbers in Excel's general form (``42``,
+  ``0.5``, at most 9 decimals: ``0.333333333``), booleans ``true``/``false``, dates
+  ``2024-01-02 03:04:05``, an empty or error cell ``""``. OOXML's ``_xHHHH_`` escapes are
+  decoded (``_x0001_`` is U+0001); one that names a character XML cannot hold (a
+  surrogate, U+FFFE, U+FFFF) stays as written.
+- Rows with no value are skipped; row numbers in messages are the sheet's.
+- A cell over ``max_cell_chars`` characters (default Excel's own limit, 32,767) is an
+  error naming its row and column, found before the sheet is parsed.
+
+The sheet is held in memory while it is read (Excel's 1,048,576 rows bound it).
 """
 from __future__ import annotations
 
-import datetime
-import math
 import os
 from collections.abc import Iterator
-from typing import Any, BinaryIO
+from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from ._text import display_name
-from .cells import cell_text
+from .arrays import int_array, valid_mask
 from .errors import InputError
 from .table import Chunk
-
-#: The most characters Excel stores in one cell.
-CELL_LIMIT = 32767
+from .workbook_guard import EXCEL_CELL_CHARS, check_workbook
 
 
-def _openpyxl() -> Any:
+def _fastexcel() -> Any:
     try:
-        import openpyxl
+        import fastexcel
     except ImportError:
-        raise InputError("xlsx", "reading or writing .xlsx needs openpyxl: pip install 'coscore[xlsx]'") from None
-    return openpyxl
+        raise InputError("xlsx", "reading .xlsx needs fastexcel: pip install 'coscore[xlsx]'") from None
+    return fastexcel
 
 
-def _text(value: Any) -> str:
-    """One cell's value as text."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
-        return str(int(value))
-    if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
-        return value.isoformat()
-    return cell_text(value)
+def column_letter(index: int) -> str:
+    """Excel's name of the 0-based column ``index`` (0 -> ``A``, 26 -> ``AA``)."""
+    letters = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        letters = chr(65 + rest) + letters
+    return letters
 
 
 class XlsxReader:
-    """Read the first sheet of an ``.xlsx`` workbook in chunks; row numbers are the
-    sheet's (the header is row 1)."""
+    """Read one sheet of an ``.xlsx`` workbook in chunks of Arrow string columns; row
+    numbers are the sheet's. ``sheets`` lists the workbook's sheets, ``sheet`` is the one read."""
 
     unit = "row"
 
-    def __init__(self, path: str | os.PathLike[str], chunk_size: int = 65536) -> None:
-        openpyxl = _openpyxl()
+    def __init__(
+        self, path: str | os.PathLike[str], chunk_size: int = 65536, *, sheet: str | int | None = None,
+        max_cell_chars: int | None = None,
+    ) -> None:
+        fastexcel = _fastexcel()
         self.source = display_name(path)
         self.total_bytes: int | None = None
-        self.total_rows: int | None = None
         self._chunk_size = chunk_size
-        if os.fspath(path) == "-":
+        name = os.fspath(path)
+        if name == "-":
             raise InputError(self.source, "an .xlsx workbook cannot be read from standard input; give its file")
-        if not os.path.exists(path):
+        if not os.path.exists(name):
             raise InputError(self.source, "no such file")
-        try:
-            self._book = openpyxl.load_workbook(os.fspath(path), read_only=True, data_only=True)
-            sheet = self._book.worksheets[0]
-            self._rows = sheet.iter_rows(values_only=True)
-            header = next(self._rows, None)
-        except Exception as exc:  # zipfile/XML errors of a damaged or foreign file
-            raise InputError(self.source, f"not a readable .xlsx workbook ({type(exc).__name__}: {exc})") from None
-        if header is None or all(v is None for v in header):
-            raise InputError(self.source, "the sheet is empty; expected a header row", row=1)
-        names = [_text(v) if v is not None else "" for v in header]
+        if os.path.isdir(name):
+            raise InputError(self.source, "not a readable .xlsx workbook (is a directory)")
+        limit = EXCEL_CELL_CHARS if max_cell_chars is None else max_cell_chars
+        book = check_workbook(name, self.source, sheet, limit)
+        self.sheets: list[str] = book.sheets
+        self.sheet: str = book.sheets[book.index]
+        try:  # the parts checked, inflated once: the reader need not inflate them again
+            loaded = fastexcel.read_excel(book.data).load_sheet(
+                book.index, header_row=None, skip_rows=0, dtypes="string", schema_sample_rows=1)
+            table = loaded.to_arrow()
+            letters = [column_letter(info.absolute_index) for info in loaded.selected_columns]
+        except Exception as exc:  # fastexcel's errors: a damaged or foreign file
+            raise InputError(self.source, f"not a readable .xlsx workbook ({' '.join(str(exc).split())})") from None
+        finally:
+            del book
+        self._letters = letters
+        self._where = f"sheet {self.sheet!r}"
+        self._rows, self._numbers = self._data(table)
+        self.total_rows: int | None = len(self._numbers)
+
+    def _data(self, table: Any) -> tuple[list[Any], np.ndarray]:
+        """The header checked and taken off; the data columns and their row numbers."""
+        columns = [table.column(i) for i in range(table.num_columns)]
+        valid = np.zeros(table.num_rows, dtype=bool)
+        for column in columns:
+            valid |= valid_mask(column)
+        filled = np.flatnonzero(valid)
+        if not len(filled):
+            raise InputError(self.source, f"{self._where} is empty; expected a header row", row=1)
+        head = int(filled[0])
+        names = [column[head].as_py() or "" for column in columns]
         while names and names[-1] == "":
             names.pop()
         seen: set[str] = set()
-        for name in names:
+        for i, name in enumerate(names):
             if name == "" or name in seen:
-                raise InputError(self.source, "the header has an empty or repeated column name", row=1, column=name)
+                raise InputError(self.source, f"{self._where}: the header has an empty or repeated column name "
+                                 f"(cell {self._letters[i]}{head + 1})", row=head + 1, column=name)
             seen.add(name)
         self.columns: list[str] = names
+        rows = filled[filled > head]
+        width = len(names)
+        for column, letter in zip(columns[width:], self._letters[width:]):
+            beyond = np.flatnonzero(valid_mask(column)[rows])
+            if len(beyond):
+                number = int(rows[beyond[0]]) + 1
+                raise InputError(self.source, f"{self._where}: a value beyond the {width} named columns "
+                                 f"(cell {letter}{number})", row=number)
+        kept = [_text(column) for column in columns[:width]]
+        if len(rows) != table.num_rows:
+            indices = int_array(rows)
+            kept = [column.take(indices) for column in kept]
+        return kept, rows + 1
 
     def chunks(self) -> Iterator[Chunk]:
         """The rows, ``chunk_size`` at a time."""
-        width = len(self.columns)
-        cells: list[list[str]] = [[] for _ in range(width)]
-        numbers: list[int] = []
-        yielded = False
-        number = 1
-        for values in self._rows:
-            number += 1
-            if all(v is None for v in values):
-                continue
-            if len(values) > width and any(v is not None for v in values[width:]):
-                raise InputError(self.source, f"a value beyond the {width} named columns", row=number)
-            for i in range(width):
-                v = values[i] if i < len(values) else None
-                cells[i].append("" if v is None else _text(v))
-            numbers.append(number)
-            if len(numbers) >= self._chunk_size:
-                yield self._chunk(cells, numbers)
-                cells, numbers, yielded = [[] for _ in range(width)], [], True
-        if numbers or not yielded:
-            yield self._chunk(cells, numbers)
-
-    def _chunk(self, cells: list[list[str]], numbers: list[int]) -> Chunk:
-        data = {name: pa.array(cells[i], pa.string()) for i, name in enumerate(self.columns)}
-        return Chunk(list(self.columns), data, numbers, "row", self.source, None, dict.fromkeys(self.columns, "str"))
+        total = len(self._numbers)
+        types = dict.fromkeys(self.columns, "str")
+        for start in range(0, max(total, 1), self._chunk_size):
+            stop = min(total, start + self._chunk_size)
+            data = {name: self._rows[i].slice(start, stop - start) for i, name in enumerate(self.columns)}
+            lines = self._numbers[start:stop].tolist()
+            yield Chunk(list(self.columns), data, lines, "row", self.source, None, types)
 
     def close(self) -> None:
-        """Close the workbook."""
-        self._book.close()
+        """Let the sheet go."""
+        self._rows = []
 
 
-class XlsxWriter:
-    """Write chunks to one sheet of a new ``.xlsx`` workbook (write-only, streamed)."""
+def _text(column: Any) -> Any:
+    """A string column with its nulls (empty and error cells) as ``""``."""
+    if not column.null_count:
+        return column
+    import pyarrow.compute as pc
 
-    def __init__(self, stream: BinaryIO, target: str = "") -> None:
-        openpyxl = _openpyxl()
-        from openpyxl.cell import WriteOnlyCell
-
-        self._new_cell = WriteOnlyCell
-        self._stream = stream
-        self._target = target
-        self._book = openpyxl.Workbook(write_only=True)
-        self._sheet = self._book.create_sheet("scores")
-        self._columns: list[str] | None = None
-        self._row = 0
-
-    def _text_cell(self, text: str, chunk: Chunk, index: int | None, column: str) -> Any:
-        if len(text) > CELL_LIMIT:
-            where = chunk.where(index) if index is not None else {}
-            raise InputError(chunk.source, f"a value of {len(text)} characters does not fit an Excel cell "
-                             f"({CELL_LIMIT} at most); write CSV or Parquet instead", column=column, **where)
-        cell = self._new_cell(self._sheet)
-        try:
-            cell.value = text
-        except ValueError:  # control characters XML cannot hold
-            where = chunk.where(index) if index is not None else {}
-            raise InputError(chunk.source, "this value holds control characters an .xlsx file cannot store; "
-                             "write CSV or Parquet instead", column=column, **where) from None
-        cell.data_type = "s"  # text, even when it starts with '='
-        return cell
-
-    def write(self, chunk: Chunk) -> None:
-        """Append the rows of ``chunk``."""
-        if self._columns is None:
-            self._columns = list(chunk.columns)
-            self._sheet.append([self._text_cell(name, chunk, None, name) for name in self._columns])
-        columns = []
-        for name in self._columns:
-            values = chunk.data[name]
-            listed = values.to_pylist() if hasattr(values, "to_pylist") else list(values)
-            columns.append(listed)
-        for i, row in enumerate(zip(*columns)):
-            out = []
-            for name, v in zip(self._columns, row):
-                if isinstance(v, str):
-                    out.append(self._text_cell(v, chunk, i, name))
-                elif v is None or (isinstance(v, float) and v != v):
-                    out.append(None)
-                elif isinstance(v, (bool, int)) or (isinstance(v, float) and abs(v) != math.inf):
-                    out.append(v)
-                else:
-                    out.append(self._text_cell(_text(v), chunk, i, name))
-            self._sheet.append(out)
-
-    def close(self) -> None:
-        """Write the workbook."""
-        self._book.save(self._stream)
+    return pc.fill_null(column, "")

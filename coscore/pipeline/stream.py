@@ -58,7 +58,9 @@ def score_table(plan: Plan, table: BlankTable, jobs: int = 1, chunk_size: int | 
     threads = workers(jobs)
     builder = BatchBuilder(plan.combo_ids, table.n_rows)
     units = list(_units(table, builder, chunk_size, threads))
-    for _ in _run(plan, units, threads if len(units) > 1 else 1, len(units) > 1):
+    threads = threads if len(units) > 1 else 1
+    # the units are in memory: a read-ahead thread only reads their texts, for one scoring thread
+    for _ in _run(plan, units, threads, ahead=threads == 1 and len(units) > 1):
         pass
     return builder.batch()
 

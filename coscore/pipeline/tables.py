@@ -86,6 +86,8 @@ def blank_table(source: Any) -> BlankTable | list | None:
         return source
     if isinstance(source, Mapping):
         raise TypeError(f"cannot score a {type(source).__name__}: {WHAT_TO_PASS}")
+    if isinstance(source, list) and source and all(isinstance(item, np.ndarray) for item in source):
+        raise TypeError(f"cannot score a list of numpy arrays: {WHAT_TO_PASS}")
     if isinstance(source, list) and source and _is_column(source[0]):
         return _columns([_as_column(c) for c in source], cast=not all(_is_arrow(c) for c in source))
     if isinstance(source, (str, bytes, list, tuple)):
@@ -110,6 +112,8 @@ def _frame(source: Any) -> Any:
     """A pyarrow Table of a DataFrame (pandas, polars, …) or of an Arrow C stream; a one
     column table for a pandas Series; :class:`_OddCells` for a pandas DataFrame whose
     object columns hold values that are not text; ``None`` for anything else."""
+    if not (hasattr(source, "__arrow_c_stream__") or hasattr(source, "__dataframe__")):
+        return None   # answers: pyarrow is not imported for them
     import pyarrow as pa
 
     if _is_pandas_frame(source):
@@ -118,11 +122,13 @@ def _frame(source: Any) -> Any:
         try:
             return pa.table(source)
         except (TypeError, ValueError, pa.ArrowException) as exc:
-            try:   # a stream of one column (a Series)
-                return pa.table({"blank": pa.chunked_array(source)})
-            except (TypeError, ValueError, pa.ArrowException):
+            if hasattr(source, "columns"):
                 raise TypeError(f"cannot read the {type(source).__name__} as Arrow columns ({exc}): "
                                 f"{WHAT_TO_PASS}") from None
+        try:   # a stream of one column (a Series): one blank
+            return pa.table({"blank": pa.chunked_array(source)})
+        except (TypeError, ValueError, pa.ArrowException):
+            return None   # odd values: its items are taken as answers, each failing on its own
     if hasattr(source, "__dataframe__"):
         import pyarrow.interchange
 
@@ -174,7 +180,7 @@ def _pandas_table(frame: Any) -> Any:
 
 
 def _is_pandas_frame(source: Any) -> bool:
-    return type(source).__module__.startswith("pandas") and hasattr(source, "iloc")
+    return type(source).__module__.startswith("pandas") and hasattr(source, "iloc") and hasattr(source, "columns")
 
 
 def _columns(columns: list[Any], cast: bool) -> BlankTable:
@@ -201,6 +207,10 @@ def text_array(column: Any, cast: bool = False) -> Any:
     if pa.types.is_null(kind):
         return pa.nulls(len(column), pa.string())
     if pa.types.is_dictionary(kind):
+        if _is_string_view(pa, kind.value_type):   # Arrow decodes no string_view: its values as large_string first
+            column = _each_chunk(column, lambda a: pa.DictionaryArray.from_arrays(
+                a.indices, a.dictionary.cast(pa.large_string())))
+            kind = column.type
         column = column.cast(kind.value_type)
         kind = kind.value_type
     if _is_string_view(pa, kind):
@@ -335,6 +345,15 @@ def _is_column(value: Any) -> bool:
 
 def _is_arrow(value: Any) -> bool:
     return type(value).__module__.startswith("pyarrow")
+
+
+def _each_chunk(column: Any, change: Any) -> Any:
+    """``change`` of an array, or of each chunk of a chunked array."""
+    import pyarrow as pa
+
+    if isinstance(column, pa.ChunkedArray):
+        return pa.chunked_array([change(chunk) for chunk in column.chunks]) if column.num_chunks else column
+    return change(column)
 
 
 def _is_string_view(pa: Any, kind: Any) -> bool:

@@ -1,11 +1,14 @@
 """Agreement between scores and teachers' marks, as in automated-scoring practice
-(RSMTool): the figures (:mod:`.stats`), the report's other sections (:mod:`.sections`),
-text and HTML (:mod:`.render`), figures (:mod:`.plots`), reading a scored file
-(:mod:`.reading`), several scorers side by side (:mod:`.compare`) with bootstrap
-intervals (:mod:`.bootstrap`).
+(RSMTool): the figures (:mod:`.stats`, computed from joint counts in :mod:`.counts`), a
+second teacher's marks and PRMSE (:mod:`.humans`), subgroups (:mod:`.groups`), the
+report's other sections (:mod:`.sections`), text and HTML (:mod:`.render`), figures
+(:mod:`.plots`), reading a scored file (:mod:`.reading`), several scorers side by side
+(:mod:`.compare`) with bootstrap intervals (:mod:`.bootstrap`).
 """
 from __future__ import annotations
 
+from .groups import GroupStats, group_stats
+from .humans import Consistency, TrueScore, consistency, true_score
 from .reading import read_scored
 from .render import render_html, render_text, report_text
 from .sections import FullReport, Provenance, build_report
@@ -22,7 +25,8 @@ from .stats import (
 )
 
 __all__ = [
-    "QWK_THRESHOLD", "SCALE", "SMD_THRESHOLD", "Agreement", "FullReport", "Provenance", "agreement",
-    "build_report", "cohen_kappa", "disagreement_order", "quadratic_weighted_kappa", "read_scored",
-    "render_html", "render_text", "report_text", "round_half_up",
+    "QWK_THRESHOLD", "SCALE", "SMD_THRESHOLD", "Agreement", "Consistency", "FullReport", "GroupStats", "Provenance",
+    "TrueScore", "agreement", "build_report", "cohen_kappa", "consistency", "disagreement_order", "group_stats",
+    "quadratic_weighted_kappa", "read_scored", "render_html", "render_text", "report_text", "round_half_up",
+    "true_score",
 ]

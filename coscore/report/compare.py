@@ -1,14 +1,18 @@
 """Several scorers against the same marks on the same rows: every agreement figure per
 scorer with a bootstrap interval, the paired difference in QWK per pair of scorers, and
-the rows where the scorers disagree with each other.
+the rows where the scorers disagree with each other; with a second mark column, the
+second teacher against the first (human–human, with intervals) and each scorer's PRMSE;
+with a group column, every scorer's figures per group.
 
 Rows count only when they have a mark and a score from every scorer, so all figures are
-on the same rows; one set of resamples (:func:`.bootstrap.resamples`) serves every
-scorer and pair, which makes the differences paired.
+on the same rows; one set of resamples (:class:`.bootstrap.Resampling`, of the tuples
+(mark, second mark, every score)) serves every scorer and pair, which makes the
+differences paired.
 """
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from typing import Any
@@ -16,8 +20,11 @@ from typing import Any
 import numpy as np
 
 from ..labelled import Table
-from .bootstrap import RESAMPLES, SEED, interval, resamples
-from .sections import LevelStats, Provenance, json_ready, level_stats
+from .bootstrap import RESAMPLES, SEED, Resampling, interval
+from .counts import PairColumns, TrueScoreColumns, centre, subset
+from .groups import GroupStats, group_stats
+from .humans import mark_centre, true_score
+from .sections import LevelStats, Provenance, column_cells, json_ready, level_stats
 from .stats import Agreement, agreement, round_half_up
 
 #: The figures compared, in order (fields of :class:`.stats.Agreement`).
@@ -59,12 +66,17 @@ class ScorerResult:
     agreement: Agreement
     estimates: dict[str, Estimate]
     levels: list[LevelStats] = field(default_factory=list)
+    groups: list[GroupStats] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": self.name, "kind": self.kind, "rule_sha256": self.rule_sha256}
+        """``{"name", "kind", "rule_sha256", "n", <figure>: {"value", "ci"}…, "confusion",
+        "levels", "groups"}``."""
+        out: dict[str, Any] = {"name": self.name, "kind": self.kind, "rule_sha256": self.rule_sha256,
+                               "n": self.agreement.n}
         out.update({key: e.to_dict() for key, e in self.estimates.items()})
         out["confusion"] = self.agreement.confusion
         out["levels"] = [asdict(level) for level in self.levels]
+        out["groups"] = [g.to_dict() for g in self.groups]
         return out
 
 
@@ -106,22 +118,34 @@ class Comparison:
     scorers: list[ScorerResult]
     pairs: list[PairResult]
     rows: list[SplitRow]
+    method: str = "counts"
+    label2: str | None = None
+    human_human: ScorerResult | None = None
+    by: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """``{"n", "scorers": [{"name", "qwk": {"value", "ci"}, …}], "pairs": [{"a", "b",
-        "qwk_difference": {"value", "ci"}}], …}``."""
+        "qwk_difference": {"value", "ci"}}], …}``; with a second mark column also
+        ``label2`` and ``human_human`` (shaped as a scorer), with a group column ``by``."""
         return json_ready({
             "n": self.n, "n_rows": self.n_rows, "label": self.label, "data": self.data, "date": self.date,
-            "bootstrap": {"resamples": self.resamples, "seed": self.seed, "level": 0.95},
+            "bootstrap": {"resamples": self.resamples, "seed": self.seed, "level": 0.95, "method": self.method},
             "scorers": [s.to_dict() for s in self.scorers],
             "pairs": [p.to_dict() for p in self.pairs],
+            "label2": self.label2,
+            "human_human": self.human_human.to_dict() if self.human_human else None,
+            "by": self.by,
             "disagreements": [asdict(r) for r in self.rows],
         })
 
 
 def compare(table: Table, scorers: list[Scorer], date: str, count: int = RESAMPLES, seed: int = SEED,
-            top: int = 10) -> Comparison:
-    """Compare ``scorers`` against ``table``'s marks on the rows every one of them scored."""
+            top: int = 10, label2: str | None = None, by: str | None = None,
+            method: str | None = None) -> Comparison:
+    """Compare ``scorers`` against ``table``'s marks on the rows every one of them scored;
+    ``label2`` (a column of second marks) adds human–human agreement and PRMSE, ``by`` (a
+    column) each scorer's figures per group. ``method`` asks for a way of resampling
+    (:class:`.bootstrap.Resampling`; by default it chooses)."""
     marks = table.marks
     keep = ~np.isnan(marks)
     for s in scorers:
@@ -129,23 +153,67 @@ def compare(table: Table, scorers: list[Scorer], date: str, count: int = RESAMPL
     rows = np.flatnonzero(keep)
     h = marks[rows]
     preds = {s.name: s.scores[rows] for s in scorers}
-    draws = resamples(rows.size, count, seed)
-    per_draw = {name: [agreement(h[i], p[i]) for i in draws] for name, p in preds.items()}
+    second = table.numbers(label2)[rows] if label2 else None
+    groups = [column_cells(table, by)[i] for i in rows] if by else None
+    resampling = Resampling([h, *([second] if second is not None else []), *preds.values()], method)
+    draws = _draws(resampling, len(scorers), second is not None, count, seed)
     results = []
-    for s in scorers:
+    for k, s in enumerate(scorers):
         overall = agreement(h, preds[s.name])
-        estimates = {key: Estimate(getattr(overall, key), interval([getattr(a, key) for a in per_draw[s.name]]))
-                     for key in FIGURES}
+        estimates = {key: Estimate(getattr(overall, key), interval(draws[k][key])) for key in FIGURES}
+        if second is not None:
+            estimates["prmse"] = Estimate(true_score(h, second, preds[s.name]).prmse, interval(draws[k]["prmse"]))
         digest = s.provenance.rule_sha256 if s.provenance else None
         results.append(ScorerResult(s.name, "rule" if s.rule is not None else "column", digest, overall, estimates,
-                                    level_stats(h, preds[s.name])))
+                                    level_stats(h, preds[s.name]),
+                                    group_stats(groups, h, preds[s.name]) if groups is not None else []))
     pairs = []
-    for a, b in combinations(results, 2):
+    for (i, a), (j, b) in combinations(enumerate(results), 2):
         value = _difference(a.agreement.qwk, b.agreement.qwk)
-        spread = [_difference(x.qwk, y.qwk) for x, y in zip(per_draw[a.name], per_draw[b.name])]
-        pairs.append(PairResult(a.name, b.name, Estimate(value, interval(spread))))
+        pairs.append(PairResult(a.name, b.name, Estimate(value, interval(draws[i]["qwk"] - draws[j]["qwk"]))))
+    humans = None
+    if second is not None and label2:
+        double = ~np.isnan(second)
+        overall = agreement(h[double], second[double])
+        humans = ScorerResult(label2, "human", None, overall,
+                              {key: Estimate(getattr(overall, key), interval(draws[-1][key])) for key in FIGURES},
+                              level_stats(h[double], second[double]))
     return Comparison(int(rows.size), len(table), table.label or "", table.source, date, count, seed,
-                      results, pairs, split_rows(table, scorers, top))
+                      results, pairs, split_rows(table, scorers, top), resampling.method, label2, humans, by)
+
+
+def _draws(resampling: Resampling, scorers: int, second: bool, count: int, seed: int) -> list[dict[str, np.ndarray]]:
+    """Each figure over ``count`` resamples: one dict per scorer (with ``prmse`` when there
+    are second marks), then, with second marks, one for the second teacher against the
+    first on the double-marked tuples. Tuple columns: mark, [second mark], each score."""
+    h = resampling.column(0)
+    observed = resampling.observed().weights[0]
+    centre_h = centre(h, observed)
+    first = 2 if second else 1
+    parts: list[dict[str, list[np.ndarray]]] = [{} for _ in range(scorers + (1 if second else 0))]
+
+    def add(k: int, figures: dict[str, np.ndarray]) -> None:
+        for key, values in figures.items():
+            parts[k].setdefault(key, []).append(values)
+
+    pairs = [PairColumns(h, p, (centre_h, centre(p, observed)))
+             for p in (resampling.column(first + k) for k in range(scorers))]
+    if second:
+        h2 = resampling.column(1)
+        double = ~np.isnan(h2)
+        humans = PairColumns(h[double], h2[double], (centre(h[double], observed[double]),
+                                                     centre(h2[double], observed[double])))
+        centre_marks = mark_centre(h, h2, observed)
+        true = [TrueScoreColumns(h, h2, resampling.column(first + k), centre_marks) for k in range(scorers)]
+    for sample in resampling.samples(count, seed):
+        for k in range(scorers):
+            add(k, pairs[k].figures(sample))
+            if second:
+                add(k, {"prmse": true[k].figures(sample)["prmse"]})
+        if second:
+            add(scorers, humans.figures(subset(sample, double)))
+    return [defaultdict(lambda: np.empty(0), {key: np.concatenate(values) for key, values in part.items()})
+            for part in parts]
 
 
 def _difference(a: float | None, b: float | None) -> float | None:

@@ -1,6 +1,7 @@
 """The sections of a full agreement report beyond the overall figures: where the data
 and rule came from, the answers the rule gets most wrong (explained), each combo's share,
-each mark level and each subgroup.
+each mark level, each subgroup (:mod:`.groups`) and a second teacher's marks
+(:mod:`.humans`).
 """
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from typing import Any
 import numpy as np
 
 from ..labelled import RESULT_PREFIX, Table, file_hash
+from .groups import GroupStats, cells, group_stats
+from .humans import Consistency, consistency
 from .stats import Agreement, agreement, disagreement_order, round_half_up
 
 #: The per-combo columns ``coscore score`` writes: ``coscore_combo_<ID>``.
@@ -78,14 +81,6 @@ class LevelStats:
 
 
 @dataclass
-class GroupStats:
-    """The agreement figures of the rows whose ``--by`` column holds ``value``."""
-
-    value: str
-    agreement: Agreement
-
-
-@dataclass
 class FullReport:
     """Everything ``coscore report`` shows."""
 
@@ -98,10 +93,12 @@ class FullReport:
     levels: list[LevelStats]
     by: str | None = None
     groups: list[GroupStats] = field(default_factory=list)
+    consistency: Consistency | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: the overall figures at the top level (as
-        :meth:`Agreement.to_dict`), then the provenance and every section."""
+        :meth:`Agreement.to_dict`), then the provenance and every section; with a second
+        mark column, ``label2`` and ``consistency`` (:meth:`.humans.Consistency.to_dict`)."""
         out = self.agreement.to_dict()
         out.update(asdict(self.provenance))
         out.update(
@@ -111,7 +108,9 @@ class FullReport:
             combos=[asdict(c) for c in self.combos],
             levels=[asdict(level) for level in self.levels],
             by=self.by,
-            groups=[{"value": g.value, **g.agreement.to_dict()} for g in self.groups],
+            groups=[g.to_dict() for g in self.groups],
+            label2=self.consistency.label2 if self.consistency else None,
+            consistency=self.consistency.to_dict() if self.consistency else None,
         )
         return json_ready(out)
 
@@ -134,9 +133,12 @@ def build_report(
     rule: Any = None,
     by: str | None = None,
     top: int = 10,
+    label2: str | None = None,
 ) -> FullReport:
     """The full report on a scored ``table`` (its label is the mark) for score column
-    ``pred``; ``rule`` (compiled) adds the evidence to each disagreement."""
+    ``pred``; ``rule`` (compiled) adds the evidence to each disagreement, ``by`` the
+    figures per value of that column, ``label2`` (a column of second marks) human–human
+    agreement and PRMSE."""
     marks, scores = table.marks, table.numbers(pred)
     return FullReport(
         provenance,
@@ -147,7 +149,8 @@ def build_report(
         combo_stats(table, marks, scores),
         level_stats(marks, scores),
         by,
-        group_stats(table, by, marks, scores) if by else [],
+        group_stats(column_cells(table, by), marks, scores) if by else [],
+        consistency(marks, table.numbers(label2), scores, label2) if label2 else None,
     )
 
 
@@ -215,15 +218,11 @@ def level_stats(marks: np.ndarray, scores: np.ndarray) -> list[LevelStats]:
     return out
 
 
-def group_stats(table: Table, by: str, marks: np.ndarray, scores: np.ndarray) -> list[GroupStats]:
-    """The agreement figures per value of column ``by`` (an empty cell is its own group)."""
+def column_cells(table: Table, column: str) -> list[str]:
+    """The cells of ``column`` as text (:func:`.groups.cells`); :class:`coscore.io.InputError`
+    when there is no such column."""
     from ..io import InputError
 
-    if by not in table.columns:
-        raise InputError(table.source, f"no such column (columns: {', '.join(table.columns)})", column=by)
-    values = ["" if v is None else str(v) for v in table.columns[by]]
-    out = []
-    for value in sorted(set(values)):
-        rows = np.asarray([v == value for v in values])
-        out.append(GroupStats(value, agreement(marks[rows], scores[rows])))
-    return out
+    if column not in table.columns:
+        raise InputError(table.source, f"no such column (columns: {', '.join(table.columns)})", column=column)
+    return cells(table.columns[column])

@@ -18,16 +18,20 @@ Formulas (``h`` = human marks, ``p`` = coscore scores, over the ``n`` rows that 
 * SMD (RSMTool, pooled) = ``(mean(p) - mean(h)) / sqrt((sd(h)**2 + sd(p)**2) / 2)``,
   undefined when the denominator is 0.
 
-ETS's usual thresholds are flagged: QWK >= 0.70 and |SMD| <= 0.15.
+ETS's usual thresholds are flagged: QWK >= 0.70 and |SMD| <= 0.15. The figures are
+computed from the counts of the distinct (mark, score) pairs (:mod:`.counts`): in QWK,
+``sum(W * E)`` is ``(n sum(round(h)²) + n sum(round(p)²) - 2 sum(round(h)) sum(round(p))) /
+(100 n)``, the same number.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
+
+from .counts import PAIR_FIGURES, PairColumns, Sample, centre, tally, value
 
 #: The integer score scale of the kappas and the confusion matrix.
 SCALE: tuple[int, ...] = tuple(range(11))
@@ -110,39 +114,31 @@ def quadratic_weighted_kappa(human: Sequence[int], pred: Sequence[int], categori
 def agreement(human: Any, pred: Any) -> Agreement:
     """Agreement of ``pred`` with ``human`` (equal-length numeric sequences).
 
-    Rows where either value is NaN or ``None`` are left out (and counted).
+    Rows where either value is NaN or ``None`` are left out (and counted). The figures are
+    those of :class:`.counts.PairColumns` over the distinct (mark, score) pairs weighted by
+    their counts (the formulas of the module doc).
     """
     h_all, p_all = _floats(human), _floats(pred)
     if h_all.shape != p_all.shape:
         raise ValueError(f"human and pred differ in length: {h_all.size} and {p_all.size}")
     has_h, has_p = ~np.isnan(h_all), ~np.isnan(p_all)
     both = has_h & has_p
-    h, p = h_all[both], p_all[both]
-    n = int(h.size)
+    pairs = tally([h_all[both], p_all[both]])  # the distinct (mark, score) pairs and their counts
+    h, p, counts = pairs.values[:, 0], pairs.values[:, 1], pairs.counts
     rh_raw, rp_raw = round_half_up(h), round_half_up(p)
     lo, hi = SCALE[0], SCALE[-1]
-    clipped = int(((rh_raw < lo) | (rh_raw > hi)).sum() + ((rp_raw < lo) | (rp_raw > hi)).sum())
+    clipped = int(counts @ ((rh_raw < lo) | (rh_raw > hi)) + counts @ ((rp_raw < lo) | (rp_raw > hi)))
     rh, rp = np.clip(rh_raw, lo, hi), np.clip(rp_raw, lo, hi)
-    sd_h, sd_p = _sd(h), _sd(p)
+    weights = counts.astype(np.float64)
+    figures = PairColumns(h, p, (centre(h, weights), centre(p, weights))).figures(Sample(weights[None, :]))
     return Agreement(
-        n=n,
-        mean_human=float(h.mean()) if n else None,
-        mean_pred=float(p.mean()) if n else None,
-        sd_human=sd_h,
-        sd_pred=sd_p,
-        exact_agreement=float((rh == rp).mean()) if n else None,
-        adjacent_agreement=float((np.abs(rh - rp) <= 1).mean()) if n else None,
-        qwk=quadratic_weighted_kappa(rh, rp),
-        pearson_r=_pearson(h, p, sd_h, sd_p),
-        smd=_smd(h, p, sd_h, sd_p),
-        confusion=_confusion(rh, rp, len(SCALE)).tolist(),
+        **{key: value(figures, key) for key in PAIR_FIGURES if key != "n"},
+        n=int(both.sum()),
+        confusion=_confusion(rh, rp, len(SCALE), counts).tolist(),
         n_rows=int(h_all.size),
         n_without_label=int((~has_h).sum()),
         n_without_pred=int((has_h & ~has_p).sum()),
         n_clipped=clipped,
-        kappa=cohen_kappa(rh, rp),
-        rmse=float(np.sqrt(((p - h) ** 2).mean())) if n else None,
-        r2=_r2(h, p),
     )
 
 
@@ -158,11 +154,6 @@ def cohen_kappa(human: Sequence[int], pred: Sequence[int], categories: int = len
     return (float(np.trace(observed)) / n - chance) / (1 - chance)
 
 
-def _r2(h: np.ndarray, p: np.ndarray) -> float | None:
-    total = float(((h - h.mean()) ** 2).sum()) if h.size else 0.0
-    return None if total == 0 else 1.0 - float(((h - p) ** 2).sum()) / total
-
-
 def _floats(values: Any) -> np.ndarray:
     """``values`` as a float64 array, ``None`` as NaN (a float array passes as it is)."""
     if isinstance(values, np.ndarray) and values.dtype.kind == "f":
@@ -170,28 +161,10 @@ def _floats(values: Any) -> np.ndarray:
     return np.asarray([np.nan if v is None else v for v in values], dtype=np.float64)
 
 
-def _sd(x: np.ndarray) -> float | None:
-    return float(x.std(ddof=1)) if x.size >= 2 else None
-
-
-def _pearson(h: np.ndarray, p: np.ndarray, sd_h: float | None, sd_p: float | None) -> float | None:
-    if not sd_h or not sd_p:
-        return None
-    cov = float(((h - h.mean()) * (p - p.mean())).sum()) / (h.size - 1)
-    return max(-1.0, min(1.0, cov / (sd_h * sd_p)))
-
-
-def _smd(h: np.ndarray, p: np.ndarray, sd_h: float | None, sd_p: float | None) -> float | None:
-    if sd_h is None or sd_p is None:
-        return None
-    pooled = math.sqrt((sd_h**2 + sd_p**2) / 2)
-    return None if pooled == 0 else (float(p.mean()) - float(h.mean())) / pooled
-
-
-def _confusion(h: np.ndarray, p: np.ndarray, categories: int) -> np.ndarray:
-    matrix = np.zeros((categories, categories), dtype=np.int64)
-    np.add.at(matrix, (h.astype(np.int64), p.astype(np.int64)), 1)
-    return matrix
+def _confusion(h: np.ndarray, p: np.ndarray, categories: int, counts: np.ndarray | None = None) -> np.ndarray:
+    cells = h.astype(np.int64) * categories + p.astype(np.int64)
+    matrix = np.bincount(cells, weights=counts, minlength=categories * categories)
+    return matrix.astype(np.int64).reshape(categories, categories)
 
 
 

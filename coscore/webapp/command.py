@@ -5,7 +5,7 @@ import argparse
 import sqlite3
 import sys
 
-from ..server import address_problem, parse_size
+from ..http.options import LOG_LEVELS, address_problem, parse_size, serve
 from .routes import DEFAULT_MAX_BODY, create_app
 from .tasks import DEFAULT_WORKERS
 
@@ -24,15 +24,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="largest request body accepted, e.g. 64M (default 64 MiB)")
     parser.add_argument("--workers", type=int, default=DEFAULT_WORKERS, metavar="N",
                         help=f"tasks scored at the same time (default {DEFAULT_WORKERS})")
-    parser.add_argument("--log-level", default="info",
-                        choices=["critical", "error", "warning", "info", "debug", "trace"],
-                        help="uvicorn log level (default info)")
+    parser.add_argument("--log-level", default="info", choices=LOG_LEVELS, help="uvicorn log level (default info)")
 
 
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted; return the exit status."""
-    import uvicorn
-
     problem = None
     if not 0 <= args.port <= 65535:
         problem = f"not a port number: {args.port}"
@@ -48,5 +44,6 @@ def run(args: argparse.Namespace) -> int:
     if problem is not None:
         print(f"coscore app: {problem}", file=sys.stderr)
         return 2
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    app.state.pool.start()
+    serve(app, args.host, args.port, args.log_level)
     return 0

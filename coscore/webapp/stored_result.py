@@ -3,13 +3,13 @@
 The original stored ``json.dumps({"scores": [...], "logs": [debugInfo, ...]})`` with the
 Python types its engine produced: ``0`` and ``10`` (ints) next to ``8.0`` (a float),
 ``true`` where a logic combo's score is a bool. The batch engine gives float64 columns,
-so the types are inferred: each combo's expression gets a static *type pair* — the
-Python type of its value when truthy and when falsy (``M`` of an OP atom is a float when
-it hits and int ``0`` when not; ``G`` a bool; ``T`` a str; …) — and each answer's value
-then picks one of the two. Where a pair cannot tell (``F`` of ``"0"`` is ``0.0`` but of
-``"x"`` is ``0``; branches of different types; integers beyond 2**53), that answer is
-scored again by :class:`coscore.compat.Rule`, the original engine's twin, once per
-distinct answer. Everything else stays columnar.
+so the types come from the type pass (:func:`coscore.expr.types.combo_types`): the
+Python types each combo's value may have when truthy and when falsy (``M`` of an OP atom
+is a float when it hits and int ``0`` when not; ``G`` a bool; ``T`` a str; …), and each
+answer's value, zero or not, picks one side. Where a side holds more than one type
+(``F`` of ``"0"`` is ``0.0`` but of ``"x"`` is ``0``; branches of different types;
+integers beyond 2**53), that answer is scored again by :class:`coscore.compat.Rule`, the
+original engine's twin, once per distinct answer. Everything else stays columnar.
 """
 from __future__ import annotations
 
@@ -19,16 +19,17 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..compat import Rule as _CompatRule
-from ..expr.nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary
+from ..expr.types import combo_types, product_kinds
 from ..results import Batch
 from ..rule import Rule
 
-__all__ = ["AnswerFailed", "result_json"]
+__all__ = ["AnswerFailed", "result_json", "score_answers"]
 
-# Python types of values: bool, int, float, str; None when it cannot be told statically.
-_BOOL, _INT, _FLOAT, _STR = "b", "i", "f", "s"
 #: Integers at or beyond this magnitude are not exact in float64: such answers are re-scored.
 _EXACT = 2.0**53
+#: The code of each kind a stored value can have (0: not known, re-score the answer).
+_CODES = {"bool": 1, "int": 2, "float": 3}
+_INT = frozenset({"int"})
 
 
 class AnswerFailed(Exception):
@@ -40,152 +41,50 @@ class AnswerFailed(Exception):
         self.message = message
 
 
-def _type_of(value: Any) -> str | None:
-    t = type(value)
-    return {bool: _BOOL, int: _INT, float: _FLOAT, str: _STR}.get(t)
+def _code(kinds: frozenset[str]) -> int:
+    """The code of the one kind in ``kinds``; 0 when there are several (or none)."""
+    return _CODES.get(next(iter(kinds)), 0) if len(kinds) == 1 else 0
 
 
-def _promote(a: str | None, b: str | None, op: str) -> str | None:
-    """The type of ``a op b`` for ``+ - * /`` (``None``: unknown or an error)."""
-    if a is None or b is None:
-        return None
-    if _STR in (a, b):
-        return _STR if op == "+" and a == b == _STR else None
-    if op == "/" or _FLOAT in (a, b):
-        return _FLOAT
-    return _INT
-
-
-def _nonzero_number(node: Node) -> bool:
-    return isinstance(node, Const) and type(node.value) in (int, float) and node.value != 0
-
-
-def _same(*types: str | None) -> str | None:
-    first = types[0]
-    return first if all(t == first for t in types) else None
-
-
-class _Types:
-    """Type pairs ``(when truthy, when falsy)`` of a rule's expressions."""
-
-    def __init__(self, rule: Rule):
-        self.rule = rule
-        self.u_args: set = set()
-
-    def pair(self, node: Node) -> tuple:
-        if isinstance(node, Const):
-            t = _type_of(node.value)
-            return t, t
-        if isinstance(node, Call):
-            return self._call(node)
-        if isinstance(node, Unary):
-            if node.op == "not":
-                return _BOOL, _BOOL
-            truthy, falsy = self.pair(node.operand)
-            # -True is an int; -"x" an error
-            fix = {_BOOL: _INT, _INT: _INT, _FLOAT: _FLOAT}
-            return fix.get(truthy), fix.get(falsy)
-        if isinstance(node, Compare):
-            return _BOOL, _BOOL
-        if isinstance(node, Arith):
-            acc = self.pair(node.first)
-            constant = _nonzero_number(node.first)  # a non-zero number times x is falsy when x is
-            for op, operand, _ in node.rest:
-                acc = self._arith(acc, op, operand, constant)
-                constant = False
-            return acc
-        if isinstance(node, BoolOp):
-            pairs = [self.pair(operand) for operand in node.operands]
-            if node.op == "and":  # truthy: the last operand; falsy: the first falsy one
-                return pairs[-1][0], _same(*(p[1] for p in pairs))
-            return _same(*(p[0] for p in pairs)), pairs[-1][1]
-        if isinstance(node, IfExp):
-            then, orelse = self.pair(node.then), self.pair(node.orelse)
-            return _same(then[0], orelse[0]), _same(then[1], orelse[1])
-        return None, None
-
-    def _arith(self, left: tuple, op: str, operand: Node, first_nonzero: bool = False) -> tuple:
-        right = self.pair(operand)
-        kinds = {_promote(a, b, op) for a in left for b in right}
-        if len(kinds) == 1:
-            kind = kinds.pop()
-            return kind, kind
-        if op == "*" and _nonzero_number(operand):
-            # times a non-zero number: the product is falsy exactly when the left side is
-            return _promote(left[0], right[0], op), _promote(left[1], right[0], op)
-        if op == "*" and left[0] == left[1] and left[0] in (_INT, _FLOAT) and first_nonzero:
-            return _promote(left[0], right[0], op), _promote(left[0], right[1], op)
-        return None, None
-
-    def _call(self, node: Call) -> tuple:
-        op = node.op
-        if op == "T":
-            return _STR, _STR
-        if op in "LSA":
-            return _INT, _INT
-        if op == "G":
-            return _BOOL, _BOOL
-        if op == "Q":
-            arg = node.args[0]
-            return (_INT, _INT) if isinstance(arg, Const) and arg.value == "*" else (_BOOL, _BOOL)
-        if op == "F":  # float(text), or int 0 when it does not parse: a falsy F is either 0.0 or 0
-            return _FLOAT, None
-        if op == "M":
-            key = node.args[0]
-            atoms = self.rule.atoms
-            kinds = {atoms[str(key.value)].kind} if isinstance(key, Const) and str(key.value) in atoms else {
-                a.kind for a in atoms.values()}
-            pairs = {(_FLOAT, _INT) if kind in ("OP", "CS") else (_INT, _INT) for kind in kinds}
-            return pairs.pop() if len(pairs) == 1 else (None, None)
-        if op == "U":  # C if f >= C else f, cached per answer by (f, C) value
-            f, c = self.pair(node.args[0]), self.pair(node.args[1])
-            self.u_args.add((f, c))
-            return _same(f[0], c[0]), _same(f[1], c[1])
-        if op == "X":
-            pairs = [self.pair(arg) for arg in node.args]
-            return _same(*(p[0] for p in pairs)), _same(*(p[1] for p in pairs))
-        return None, None
-
-
-def _combo_pairs(rule: Rule) -> list[tuple]:
-    """Each combo's result type pair ``(when non-zero, when zero)``."""
-    types = _Types(rule)
-    pairs = []
-    for combo in rule.spec.combos:
-        truthy, falsy = types.pair(combo.tree)
-        score = combo.score
-        st = _type_of(score)
+def _combo_codes(rule: Rule) -> list[tuple[int, int]]:
+    """Each combo's contribution's kind codes ``(when non-zero, when zero)``, from the
+    type pass (:func:`coscore.expr.types.combo_types`)."""
+    types, mixed_u = combo_types(rule)
+    if mixed_u:  # U's per-answer cache could hand one call another's value: type nothing
+        return [(0, 0)] * len(types)
+    codes = []
+    for combo, t in zip(rule.spec.combos, types):
+        score = frozenset({type(combo.score).__name__})
+        truthy, falsy = t.split
         if combo.mode == "logic":  # score if truthy else int 0
-            pair = (st, _INT) if score else (None, _INT if st == _INT else None)
+            nonzero, zero = score, _INT | (score if not combo.score else frozenset())
         else:  # value * score
-            products = (_promote(truthy, st, "*"), _promote(falsy, st, "*"))
-            pair = products if score else (None, _same(*products))
-        pairs.append(pair)
-    if len(types.u_args) > 1:  # U's per-answer cache could hand one call another's typed value
-        pairs = [(None, None)] * len(pairs)
-    return pairs
+            nonzero, zero = product_kinds(truthy, score), product_kinds(falsy, score)
+            if not combo.score:
+                zero |= nonzero
+        codes.append((_code(nonzero) if combo.score else 0, _code(zero)))
+    return codes
 
 
 def _typed_columns(rule: Rule, batch: Batch) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
     """Per combo the per-answer type codes; the score's codes; and which answers to re-score."""
-    codes = {None: 0, _BOOL: 1, _INT: 2, _FLOAT: 3, _STR: 0}
     n = len(batch)
     unknown = np.zeros(n, dtype=bool)
     columns = []
     values = []
-    for (truthy, falsy), cid in zip(_combo_pairs(rule), rule.combo_ids):
+    for (truthy, falsy), cid in zip(_combo_codes(rule), rule.combo_ids):
         column = batch.combos[cid]
         nonzero = column != 0
-        kind = np.where(nonzero, codes[truthy], codes[falsy]).astype(np.int8)
+        kind = np.where(nonzero, truthy, falsy).astype(np.int8)
         unknown |= kind == 0
         unknown |= np.abs(column) >= _EXACT
         unknown |= (column == 0) & np.signbit(column)  # -0.0: ints have no sign, floats may
         columns.append(kind)
         values.append(column)
     if rule.combo_mode == "ADD":
-        score_kind = np.full(n, codes[_INT], dtype=np.int8)
+        score_kind = np.full(n, _CODES["int"], dtype=np.int8)
         for kind in columns:
-            score_kind = np.where(kind == codes[_FLOAT], kind, score_kind)
+            score_kind = np.where(kind == _CODES["float"], kind, score_kind)
         best = None
     else:  # the first maximum, as max() keeps it
         best = values[0].copy()
@@ -199,7 +98,7 @@ def _typed_columns(rule: Rule, batch: Batch) -> tuple[list[np.ndarray], np.ndarr
         for column in values:
             best = best + column
     clamped = (best < 0) | (best > 10)
-    score_kind = np.where(clamped, codes[_INT], score_kind).astype(np.int8)
+    score_kind = np.where(clamped, _CODES["int"], score_kind).astype(np.int8)
     unknown |= (batch.scores == 0) & np.signbit(batch.scores)
     return columns, score_kind, unknown
 
@@ -222,6 +121,12 @@ def _tokens(values: np.ndarray, kinds: np.ndarray) -> np.ndarray:
     return tokens
 
 
+def score_answers(rule: Rule, answers: Any) -> Batch:
+    """The answers of a task scored by ``rule``: the one scoring call a task makes.
+    ``answers`` are lists of blanks, or blank columns (see :meth:`coscore.Rule.score_many`)."""
+    return rule.score_many(answers)
+
+
 def result_json(rule: Rule, source: Any, answers: Sequence[list], batch: Batch | None = None) -> str:
     """The original's ``result`` text for ``answers`` scored with ``rule``:
     ``json.dumps({"scores": [...], "logs": [debugInfo, ...]})``, byte for byte.
@@ -230,7 +135,7 @@ def result_json(rule: Rule, source: Any, answers: Sequence[list], batch: Batch |
     original engine's twin. Raises :class:`AnswerFailed` for the first answer that fails.
     """
     if batch is None:
-        batch = rule.score_many(answers)
+        batch = score_answers(rule, answers)
     for index, error in enumerate(batch.errors):
         if error is not None:
             raise AnswerFailed(index, error)

@@ -2,7 +2,8 @@
 
 A task reads its dataset's lines ``1..length`` (line 0 is the CSV header), splits each as
 the original does (``line.split(',')[0].split('-')``: the text column, blanks joined by
-``-``), scores them all at once with :meth:`coscore.Rule.score_many` and stores the
+``-``) into an Arrow column of lists of blanks, scores them all at once with
+:meth:`coscore.Rule.score_many` and stores the
 original's ``result`` JSON (see :mod:`.stored_result`). A task that cannot finish is stored as
 ``failed`` with a message that says why — the missing rule or dataset, the rule's
 diagnostics, or the answer (and its line in the data) that could not be scored.
@@ -10,14 +11,16 @@ diagnostics, or the answer (and its line in the data) that could not be scored.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
 
 from ..diagnostics import RuleError
 from ..rule import compile as _compile
-from .stored_result import AnswerFailed, result_json
+from .stored_result import AnswerFailed, result_json, score_answers
 from .store import Store
 
-__all__ = ["TaskRunner", "TaskFailed", "task_answers", "describe_rule_error", "DEFAULT_WORKERS"]
+__all__ = ["TaskRunner", "TaskFailed", "TaskAnswers", "task_answers", "describe_rule_error", "DEFAULT_WORKERS"]
 
 #: How many tasks score at the same time.
 DEFAULT_WORKERS = 2
@@ -38,8 +41,27 @@ def describe_rule_error(exc: RuleError) -> str:
     return "; ".join(parts) or str(exc)
 
 
-def task_answers(data: str, length: object) -> list[list[str]]:
-    """The answers a task scores: lines ``1..length`` of the dataset's CSV text."""
+class TaskAnswers(Sequence[list[str]]):
+    """The answers of a task: ``blanks``, a table of one Arrow column of lists of blanks
+    (what :meth:`coscore.Rule.score_many` scores); answer ``i`` is made a Python list only
+    when it is read (for a message, or to be scored again by the original's twin)."""
+
+    def __init__(self, blanks: Any):
+        self.blanks = blanks
+        self._lists = blanks.column(0)
+
+    def __len__(self) -> int:
+        return len(self._lists)
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return self._lists[index].as_py()
+
+
+def task_answers(data: str, length: object) -> TaskAnswers:
+    """The answers a task scores: lines ``1..length`` of the dataset's CSV text, each
+    ``line.split(',')[0].split('-')`` as the original splits it (in Arrow, at once)."""
     try:
         count = int(float(str(length)))
     except ValueError:
@@ -47,7 +69,14 @@ def task_answers(data: str, length: object) -> list[list[str]]:
     lines = data.split("\n")
     if count < 0 or count > len(lines) - 1:
         raise TaskFailed(f"the dataset says it has {count} answers but holds {len(lines) - 1} lines after its header")
-    return [line.split(",")[0].split("-") for line in lines[1:count + 1]]
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..io.arrays import string_array
+    from ..io.legacy import blank_lists
+
+    texts = pc.list_element(pc.split_pattern(string_array(lines[1:count + 1]), ",", max_splits=1), 0)
+    return TaskAnswers(pa.table({"answers": blank_lists(texts)}))
 
 
 class TaskRunner:
@@ -93,7 +122,7 @@ class TaskRunner:
             raise TaskFailed(f"the rule {rule_name!r} does not compile: {describe_rule_error(exc)}") from None
         answers = task_answers(dataset["data"], dataset["count"])
         try:
-            return result_json(rule, text, answers)
+            return result_json(rule, text, answers, score_answers(rule, answers.blanks))
         except AnswerFailed as exc:
             i = exc.index
             raise TaskFailed(f"answer {i + 1} (line {i + 2} of the data, {'-'.join(answers[i])!r}) "

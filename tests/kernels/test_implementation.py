@@ -1,5 +1,5 @@
 """Choosing the implementation: ``coscore._fast`` re-exports every kernel of the one it
-picked, ``COSCORE_IMPLEMENTATION`` forces one, the twins stand in when the compiled modules
+picked (and the plain statements of the SM walk and CS tokens both share), ``COSCORE_IMPLEMENTATION`` forces one, the twins stand in when the compiled modules
 are missing, and the conformance corpus passes with the twins."""
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ import pytest
 import coscore._fast
 
 ROOT = Path(__file__).resolve().parents[2]
+#: what the dispatcher re-exports from coscore._fast._common, the same in both implementations
+COMMON = ("group_hits", "tokens")
 
 
 def _import_in_subprocess(value, code="import coscore._fast as f; print(f.IMPLEMENTATION, f.LcsScorer.__module__)"):
@@ -30,9 +32,11 @@ def test_every_kernel_name_is_reexported():
         except ImportError:
             continue
         for name in coscore._fast.__all__:
-            if name not in ("IMPLEMENTATION", "modules"):
+            if name not in ("IMPLEMENTATION", "BUILD_NOTE", "modules", *COMMON):
                 module = next(m for m in mods.values() if hasattr(m, name))
                 assert callable(getattr(module, name)), name
+    for name in COMMON:   # the same pure-Python functions whichever implementation runs
+        assert getattr(coscore._fast, name).__module__ == "coscore._fast._common", name
     assert coscore._fast.IMPLEMENTATION in ("cython", "python")
     assert getattr(coscore._fast, "LcsScorer") is coscore._fast.modules()["lcs"].LcsScorer
 

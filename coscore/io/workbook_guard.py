@@ -1,0 +1,353 @@
+"""Bounds on what reading an ``.xlsx`` workbook may cost, checked before it is parsed.
+
+The workbook reader (fastexcel, on calamine) parses a sheet whole into memory and has no
+bound of its own. So the parts it will read are first inflated here as a stream, a block
+at a time (memory stays flat), and the workbook is refused, with one line, when:
+
+- a part inflates to more than :data:`RATIO` times its compressed size (beyond
+  :data:`GRACE` bytes), or to more than it declares: a zip bomb;
+- a part declares a DTD or an entity (SpreadsheetML uses neither): billion laughs;
+- a cell holds more than ``max_cell_chars`` characters (the XML's text is measured in
+  bytes, which are never fewer than its characters; a cell over the limit in bytes is
+  then counted exactly), or one cell's XML runs past :func:`cell_cap` bytes;
+- the sheet's references to shared strings would make more text than
+  :data:`EXPANSION` times the XML read (each reference is a copy once parsed): a
+  sharedStrings bomb.
+"""
+from __future__ import annotations
+
+import io
+import posixpath
+import re
+import struct
+import zipfile
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+from xml.etree import ElementTree
+
+import numpy as np
+
+from .errors import InputError
+
+#: Excel's own limit on the characters of one cell.
+EXCEL_CELL_CHARS = 32767
+#: A part may inflate to this many times its compressed size (Apache POI's default bound)...
+RATIO = 100
+#: ...once past this many bytes.
+GRACE = 16 << 20
+#: Bytes inflated at a time.
+BLOCK = 1 << 20
+#: The most bytes of a part read whole (the workbook, its relations, its styles).
+SMALL = 64 << 20
+#: Text the sheet's shared-string references may make, beyond which they are counted exactly...
+BUDGET = 1 << 30
+#: ...and refused when more than this many times the XML read (and more than BUDGET).
+EXPANSION = 16
+
+_MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+_DOC_RELS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+_PKG_RELS = "http://schemas.openxmlformats.org/package/2006/relationships"
+_DTD = (b"<!DOCTYPE", b"<!ENTITY")
+_ENTITY = re.compile(rb"&(?:#[0-9]+|#x[0-9A-Fa-f]+|[A-Za-z]+);")
+_ESCAPE = re.compile(rb"_x[0-9A-Fa-f]{4}_")
+_TAG = re.compile(rb"<[^>]*>")
+_REF = re.compile(rb'\br="([A-Z]+)([0-9]+)"')
+_SHARED_CELL = re.compile(rb'<(?:\w+:)?c\b[^>]*\bt="s"[^>]*>\s*<(?:\w+:)?v>\s*([0-9]+)\s*<')
+
+
+def cell_cap(limit: int) -> int:
+    """The most bytes of XML one cell may take: 16 per character allowed, plus 1 MiB
+    (text escaped as ``&#x10FFFF;`` takes 10 bytes a character)."""
+    return 16 * limit + (1 << 20)
+
+
+@dataclass
+class Workbook:
+    """What the check found: the sheet names in order, the index of the chosen one, and
+    ``data``: a zip of the parts the reader needs, inflated and checked (stored, so that
+    the reader does not inflate them again)."""
+
+    sheets: list[str]
+    index: int
+    data: bytes = field(default=b"", repr=False)
+
+
+def check_workbook(path: str, source: str, sheet: str | int | None, limit: int) -> Workbook:
+    """Check the workbook at ``path`` and choose its sheet (``None``: the first; an int:
+    its number from 1; a str: its name, or its number when no sheet has that name).
+    Raises :class:`InputError` (one line) for a damaged or hostile file."""
+    try:
+        book = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise InputError(source, f"not a readable .xlsx workbook ({_one_line(exc)})") from None
+    with book:
+        try:
+            return _check(book, source, sheet, limit)
+        except InputError:
+            raise
+        except (zipfile.BadZipFile, zlib.error, struct.error, OSError, ValueError, EOFError, KeyError,
+                NotImplementedError, RuntimeError) as exc:  # a damaged zip, as zipfile finds it
+            raise InputError(source, f"not a readable .xlsx workbook ({_one_line(exc)})") from None
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(f"{type(exc).__name__}: {exc}".split())
+
+
+def _check(book: zipfile.ZipFile, source: str, sheet: str | int | None, limit: int) -> Workbook:
+    names = {info.filename: info for info in book.infolist()}
+    kept: dict[str, bytes] = {}
+
+    def small(part: str) -> Any:
+        if part not in names:
+            raise InputError(source, f"not a readable .xlsx workbook (no part {part})")
+        data = kept[part] = _read_small(book, names[part], source)
+        try:
+            return ElementTree.fromstring(data)
+        except ElementTree.ParseError as exc:
+            raise InputError(source, f"not a readable .xlsx workbook (part {part}: {exc})") from None
+
+    relations = small("_rels/.rels")
+    main = next((r.get("Target", "") for r in relations.iter(f"{{{_PKG_RELS}}}Relationship")
+                 if r.get("Type", "").endswith("/officeDocument")), "xl/workbook.xml").lstrip("/")
+    workbook = small(main)
+    links = {r.get("Id"): r for r in small(_rels_of(main)).iter(f"{{{_PKG_RELS}}}Relationship")}
+    sheets = [(s.get("name", ""), s.get(f"{{{_DOC_RELS}}}id")) for s in workbook.iter(f"{{{_MAIN}}}sheet")]
+    if not sheets:
+        raise InputError(source, "not a readable .xlsx workbook (it has no sheet)")
+    titles = [name for name, _ in sheets]
+    index = choose_sheet(source, titles, sheet)
+    target = links.get(sheets[index][1])
+    part = _resolve(main, target.get("Target", "")) if target is not None else ""
+    if part not in names:
+        raise InputError(source, f"not a readable .xlsx workbook (sheet {titles[index]!r} has no part)")
+    for other in ("[Content_Types].xml", _resolve(main, "styles.xml")):
+        if other in names:
+            kept[other] = _read_small(book, names[other], source)
+    shared_part = next((_resolve(main, r.get("Target", "")) for r in links.values()
+                        if r.get("Type", "").endswith("/sharedStrings")), None)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as stored:
+        for name, data in kept.items():
+            stored.writestr(name, data)
+        scanner = _Scanner(source, limit, titles[index])
+        spans = None
+        if shared_part in names:
+            spans = scanner.scan(book, names[shared_part], b"si", stored)
+        if scanner.long_shared is not None:
+            scanner.find_user(book, names[part])
+        scanner.scan(book, names[part], b"c", stored)
+    if spans is not None and len(spans) and scanner.references * int(spans.max()) > BUDGET:
+        with zipfile.ZipFile(io.BytesIO(out.getbuffer())) as again:
+            scanner.bound_expansion(again.read(part), spans)
+    return Workbook(titles, index, out.getvalue())
+
+
+def choose_sheet(source: str, titles: list[str], sheet: str | int | None) -> int:
+    """The index of the sheet ``sheet`` names among ``titles`` (see :func:`check_workbook`)."""
+    if sheet is None:
+        return 0
+    if isinstance(sheet, int):
+        if 1 <= sheet <= len(titles):
+            return sheet - 1
+    elif sheet in titles:
+        return titles.index(sheet)
+    elif sheet.strip().isdigit() and 1 <= int(sheet) <= len(titles):
+        return int(sheet) - 1
+    shown = ", ".join(repr(t) for t in titles)
+    raise InputError(source, f"no sheet {sheet!r} (sheets: {shown}; give a name or a number from 1)")
+
+
+def _rels_of(part: str) -> str:
+    folder, name = posixpath.split(part)
+    return posixpath.join(folder, "_rels", name + ".rels")
+
+
+def _resolve(base: str, target: str) -> str:
+    if target.startswith("/"):
+        return target.lstrip("/")
+    return posixpath.normpath(posixpath.join(posixpath.dirname(base), target))
+
+
+def _inflate(book: zipfile.ZipFile, info: zipfile.ZipInfo, source: str) -> Iterator[bytes]:
+    """The bytes of one part, a block at a time, refused past the zip-bomb bounds.
+    (``zipfile`` stops at the size the part declares and checks its CRC.)"""
+    allowed = max(GRACE, RATIO * info.compress_size)
+    if info.file_size > allowed:
+        raise _bomb(source, info)
+    done = 0
+    with book.open(info) as stream:
+        while True:
+            block = stream.read(BLOCK)
+            if not block:
+                return
+            done += len(block)
+            if done > allowed:
+                raise _bomb(source, info)
+            yield block
+
+
+def _bomb(source: str, info: zipfile.ZipInfo) -> InputError:
+    return InputError(source, f"refused: part {info.filename} inflates more than {RATIO} times its "
+                      f"{info.compress_size:,} compressed bytes (a zip bomb?)")
+
+
+def _no_dtd(source: str, info: zipfile.ZipInfo, head: bytes) -> None:
+    """Refuse a DTD (it can only stand before the root element, in the part's first bytes)."""
+    if any(mark in head for mark in _DTD):
+        raise InputError(source, f"refused: part {info.filename} declares a DTD or an entity, which .xlsx never does")
+
+
+def _read_small(book: zipfile.ZipFile, info: zipfile.ZipInfo, source: str) -> bytes:
+    """A small part read whole (bounded to :data:`SMALL` bytes, no DTD)."""
+    if info.file_size > SMALL:
+        raise InputError(source, f"refused: part {info.filename} is larger than {SMALL:,} bytes")
+    data = b"".join(_inflate(book, info, source))
+    _no_dtd(source, info, data)
+    return data
+
+
+def _starts(raw: np.ndarray, token: bytes) -> np.ndarray:
+    """The positions where element ``token`` starts: ``<`` + token, then white space,
+    ``>`` or ``/``."""
+    size = len(raw) - len(token) - 1
+    if size <= 0:
+        return np.zeros(0, dtype=np.int64)
+    found = np.flatnonzero((raw[:size] == 60) & (raw[1 : size + 1] == token[0]))
+    for offset, byte in enumerate(token[1:], 2):
+        found = found[raw[found + offset] == byte]
+    follow = raw[found + len(token) + 1]
+    keep = (follow == 32) | (follow == 62) | (follow == 47) | (follow == 9) | (follow == 10) | (follow == 13)
+    return found[keep]
+
+
+def _text_bytes(element: bytes) -> int:
+    """The bytes of text (outside tags) of one element's XML."""
+    return len(element) - sum(len(tag) for tag in _TAG.findall(element))
+
+
+def exact_chars(xml: bytes) -> int:
+    """The characters of text one cell's XML holds (tags dropped; an entity or an
+    ``_xHHHH_`` escape is one character)."""
+    text = _TAG.sub(b"", xml)
+    text = _ENTITY.sub(b"?", text)
+    text = _ESCAPE.sub(b"?", text)
+    return len(text.decode("utf-8", "replace"))
+
+
+class _Scanner:
+    """Streams a part (the shared strings, the sheet), measuring each element (``si``,
+    ``c``): an element spanning more bytes than the limit is counted exactly."""
+
+    def __init__(self, source: str, limit: int, sheet: str) -> None:
+        self.source = source
+        self.limit = limit
+        self.sheet_name = sheet
+        self.xml_bytes = 0
+        self.references = 0
+        self.long_shared: int | None = None
+
+    def scan(self, book: zipfile.ZipFile, info: zipfile.ZipInfo, local: bytes, out: zipfile.ZipFile) -> Any:
+        """Copy the part to ``out`` as it is measured; for ``si``, the span of each string
+        (a bound on its text), or ``None`` when a string is over the limit (remembered
+        in ``long_shared``)."""
+        spans: list[np.ndarray] = []
+        pending = b""
+        token: bytes | None = None
+        before = 0
+        cap = cell_cap(self.limit)
+        large = info.file_size > (1 << 30)
+        with out.open(info.filename, "w", force_zip64=large) as copy:
+            for number, block in enumerate(_inflate(book, info, self.source)):
+                copy.write(block)
+                self.xml_bytes += len(block)
+                if local == b"c":
+                    self.references += block.count(b't="s"')
+                if number == 0:
+                    _no_dtd(self.source, info, block[:1 << 16])
+                data = pending + block if pending else block
+                if token is None:
+                    found = re.search(rb"<(\w+:)?(?:worksheet|sst)\b", data)
+                    if found is None:
+                        if len(data) > cap:
+                            raise InputError(self.source, f"not a readable .xlsx workbook (part {info.filename})")
+                        pending = data
+                        continue
+                    token = (found.group(1) or b"") + local
+                raw = np.frombuffer(data, dtype=np.uint8)
+                starts = _starts(raw, token)
+                pending = data
+                if len(starts) and starts[-1] > 0:  # the last element may go on in the next block
+                    cut = int(starts[-1])
+                    if len(starts) > 1:
+                        whole = np.diff(starts)
+                        if not self._measure(data, starts, whole, before, local):
+                            return None
+                        spans.append(whole)
+                        before += len(whole)
+                    pending = data[cut:]
+                if len(pending) > cap and not self._over(pending, before, local):
+                    return None
+        if pending and token is not None:
+            raw = np.frombuffer(pending, dtype=np.uint8)
+            starts = _starts(raw, token)
+            if len(starts):
+                last = np.diff(np.append(starts, len(pending)))
+                if not self._measure(pending, starts, last, before, local):
+                    return None
+                spans.append(last)
+        return np.concatenate(spans) if spans else np.zeros(0, dtype=np.int64)
+
+    def _measure(self, data: bytes, starts: np.ndarray, spans: np.ndarray, before: int, local: bytes) -> bool:
+        """Whether every element (of ``spans`` bytes from ``starts``) is within the limit."""
+        for i in np.flatnonzero(spans > self.limit).tolist():
+            element = data[int(starts[i]) : int(starts[i]) + int(spans[i])]
+            if _text_bytes(element) > self.limit and exact_chars(element) > self.limit:
+                return self._over(element, before + i, local, measured=True)
+        return True
+
+    def _over(self, element: bytes, index: int, local: bytes, measured: bool = False) -> bool:
+        """An element over the limit (or past the cap): remember a shared string (its
+        user is named later), refuse a cell."""
+        if local == b"si":
+            self.long_shared = index
+            return False
+        raise self._error(element[:512])
+
+    def _error(self, tag: bytes, shared: int | None = None) -> InputError:
+        where = _where(tag)
+        what = f" (shared string {shared})" if shared is not None else ""
+        return InputError(self.source, f"sheet {self.sheet_name!r}: a cell holds more than {self.limit:,} "
+                          f"characters{what}; Excel's own limit is {EXCEL_CELL_CHARS:,} (--max-cell-chars)", **where)
+
+    def find_user(self, book: zipfile.ZipFile, info: zipfile.ZipInfo) -> None:
+        """Refuse the shared string over the limit, naming the first cell that uses it."""
+        index = self.long_shared
+        needle = re.compile(rb"<(?:\w+:)?c\b([^>]*)>\s*<(?:\w+:)?v>\s*" + str(index).encode() + rb"\s*<")
+        pending = b""
+        for block in _inflate(book, info, self.source):
+            data = pending + block
+            for found in needle.finditer(data):
+                if b't="s"' in found.group(1):
+                    raise self._error(found.group(1), index)
+            pending = data[-256:]
+        raise self._error(b"", index)
+
+    def bound_expansion(self, sheet: bytes, spans: np.ndarray) -> None:
+        """Refuse a sheet whose shared-string references make more text than
+        :data:`EXPANSION` times the XML read (and more than :data:`BUDGET` bytes)."""
+        indices = np.array([int(m.group(1)) for m in _SHARED_CELL.finditer(sheet)], dtype=np.int64)
+        total = int(spans[indices[indices < len(spans)]].sum())
+        if total > max(BUDGET, EXPANSION * self.xml_bytes):
+            raise InputError(self.source, f"refused: sheet {self.sheet_name!r} repeats its shared strings into "
+                             f"{total:,} bytes of text, more than {EXPANSION} times its XML (a sharedStrings bomb?)")
+
+
+def _where(tag: bytes) -> dict[str, Any]:
+    """The row and column a cell's tag names (``r="B7"``), for :class:`InputError`."""
+    found = _REF.search(tag)
+    if found is None:
+        return {}
+    return {"row": int(found.group(2)), "column": found.group(1).decode()}

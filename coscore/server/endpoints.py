@@ -1,0 +1,135 @@
+"""The service's endpoints, synchronous: one :class:`Service` runs in each worker process.
+
+Each endpoint takes the request body (bytes) and returns the JSON-ready answer, or raises
+:class:`~coscore.http.ApiError`; :meth:`Service.handle` turns either into
+``(status, JSON bytes, statistics of this worker)`` for the pool.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable
+
+from ..diagnostics import json_type, shorten
+from ..http.bodies import json_object
+from ..http.responses import ApiError, answer, finite, floats, json_bytes, short_strings
+from ..http.rules import DEFAULT_CACHE_BYTES, DEFAULT_CACHE_SIZE, Compiler, diagnostics, test_rule
+from ..limits import DEFAULT_LIMITS, Limits
+from ..rule import Rule
+
+__all__ = ["Service", "handler", "MAX_CALLS"]
+
+#: ``/v1/explain`` lists at most this many atom calls.
+MAX_CALLS = 1000
+
+
+def _answer(value: Any, where: str) -> list:
+    """One answer from the request: an array of blanks (strings), or one string."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return value
+    raise ApiError(400, f"{where} must be an array of strings (the blanks), not {json_type(value)}")
+
+
+class Service:
+    """The endpoint logic, synchronous: one runs in each worker process (see :func:`handler`)."""
+
+    def __init__(self, cache_size: int = DEFAULT_CACHE_SIZE, cache_bytes: int | None = DEFAULT_CACHE_BYTES,
+                 limits: Limits = DEFAULT_LIMITS):
+        self.compiler = Compiler(cache_size, cache_bytes, limits)
+        self.cache = self.compiler.cache
+        self.endpoints: dict[str, Callable[[bytes], Any]] = {
+            "testRule": self.test_rule, "score": self.score, "check": self.check, "explain": self.explain,
+        }
+
+    def handle(self, kind: str, body: bytes) -> tuple[int, bytes, dict]:
+        """Answer one request: ``(status, JSON bytes, statistics of this worker)``.
+
+        ``MemoryError`` is left to the caller (the worker pool answers it as over budget).
+        """
+        status, payload = answer(self.endpoints[kind], body)
+        return status, json_bytes(payload), self.compiler.stats()
+
+    def compile(self, data: dict) -> Rule:
+        """The request's ``rule``, compiled (kept by content); 422 with its diagnostics."""
+        return self.compiler.rule(data["rule"])
+
+    # POST /api/testRule
+    def test_rule(self, body: bytes) -> Any:
+        """The original CoScore backend's rule test (see :func:`coscore.http.rules.test_rule`)."""
+        return test_rule(self.compiler, body)
+
+    # POST /v1/score
+    def score(self, body: bytes) -> Any:
+        """Many answers with one rule: scores, combo values, errors and the rule's warnings."""
+        data = json_object(body, ("rule", "answers"))
+        rule = self.compile(data)
+        answers = data["answers"]
+        if not isinstance(answers, list):
+            raise ApiError(400, f"'answers' must be an array of answers, not {json_type(answers)}")
+        batch = rule.score_many(answers)  # a malformed answer is that answer's error
+        return {
+            "scores": floats(batch.scores),
+            "combos": {cid: floats(values) for cid, values in batch.combos.items()},
+            "errors": [None if e is None else shorten(e) for e in batch.errors],
+            "warnings": diagnostics(rule.warnings),
+        }
+
+    # POST /v1/check
+    def check(self, body: bytes) -> Any:
+        """A rule's errors and warnings, and its combos when it compiles."""
+        data = json_object(body, ("rule",))
+        try:
+            rule = self.compile(data)
+        except ApiError as exc:
+            if exc.status != 422:
+                raise
+            return {"valid": False, "diagnostics": exc.extra["diagnostics"], "combos": []}
+        return {"valid": True, "diagnostics": diagnostics(rule.warnings), "combos": list(rule.combo_ids)}
+
+    # POST /v1/explain
+    def explain(self, body: bytes) -> Any:
+        """One answer scored, with every atom call and its evidence (at most :data:`MAX_CALLS`)."""
+        data = json_object(body, ("rule", "answer"))
+        rule = self.compile(data)
+        blanks = _answer(data["answer"], "'answer'")
+        outcome, calls = rule.trace(blanks)
+        return short_strings(finite({
+            "score": outcome.score,
+            "error": outcome.error,
+            "combos": dict(outcome.combos),
+            "calls": [
+                {
+                    "combo": c.combo, "op": c.op, "atom": c.atom, "kind": _kind(rule, c.atom),
+                    "text": c.text, "hit": bool(c.hit), "value": c.value, "evidence": _evidence(rule, c),
+                }
+                for c in calls[:MAX_CALLS]
+            ],
+            "callsOmitted": max(0, len(calls) - MAX_CALLS),
+            "warnings": diagnostics(rule.warnings),
+        }))
+
+
+def handler(cache_size: int = DEFAULT_CACHE_SIZE, cache_bytes: int | None = DEFAULT_CACHE_BYTES,
+            limits: Limits = DEFAULT_LIMITS) -> Callable:
+    """A worker's request handler, :meth:`Service.handle` (the factory of the worker pool);
+    rules are compiled with ``limits``."""
+    return Service(cache_size, cache_bytes, limits).handle
+
+
+def _kind(rule: Rule, atom_id: str) -> str | None:
+    atom = rule.atoms.get(str(atom_id))
+    return getattr(atom, "kind", None)
+
+
+def _evidence(rule: Rule, call: Any) -> Any:
+    """Why the atom hit or missed (see :mod:`coscore.explain`), or ``None`` if unavailable."""
+    try:
+        from ..explain import atom_evidence
+
+        atom = rule.atoms[str(call.atom)]
+        if type(call.text) is not str:
+            return None
+        return dataclasses.asdict(atom_evidence(atom, call.text))
+    except Exception:  # evidence is a bonus: never fail the request for it
+        return None

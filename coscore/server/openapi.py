@@ -1,0 +1,142 @@
+"""The OpenAPI 3 description of ``coscore serve`` (``GET /openapi.json``)."""
+from __future__ import annotations
+
+from .. import __version__
+from .endpoints import MAX_CALLS
+
+__all__ = ["OPENAPI"]
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json_body(schema: dict) -> dict:
+    return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+
+def _ok(description: str, schema: dict) -> dict:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _post(operation_id: str, summary: str, body: dict, responses: dict) -> dict:
+    """A POST operation whose request is a JSON object of ``body``'s properties, all required."""
+    return {"post": {
+        "summary": summary,
+        "operationId": operation_id,
+        "requestBody": _json_body({"type": "object", "required": list(body), "properties": body}),
+        "responses": responses,
+    }}
+
+
+def _get(operation_id: str, summary: str, responses: dict) -> dict:
+    return {"get": {"summary": summary, "operationId": operation_id, "responses": responses}}
+
+
+_ERRORS = {
+    "400": _ok("malformed JSON or request", _ref("Error")),
+    "408": _ok("the request body took longer than the body timeout to arrive", _ref("BudgetError")),
+    "413": _ok("request body over the limit", _ref("BudgetError")),
+    "422": _ok("invalid rule (with its diagnostics), or the request needed more than a worker's memory "
+               "budget", {"oneOf": [_ref("RuleErrors"), _ref("BudgetError")]}),
+    "503": _ok("the request ran past its wall-time budget (budget time), or every worker stayed busy "
+               "(budget workers)", _ref("BudgetError")),
+}
+_NUM = {"type": "number", "nullable": True}
+#: the request of the endpoints that take one answer
+_ONE_ANSWER = {"rule": _ref("Rule"), "answer": _ref("Answer")}
+
+OPENAPI: dict = {
+    "openapi": "3.0.3",
+    "info": {
+        "title": "coscore",
+        "version": __version__,
+        "description": "Score students' short answers with CoScore rules. Numbers JSON cannot hold "
+        "(NaN, ±inf) are null.",
+    },
+    "paths": {
+        "/api/testRule": _post("testRule", "The original CoScore backend's rule test: score one answer",
+                               _ONE_ANSWER, {
+            "200": _ok("the score and each combo's value, with the original's number types", {
+                "type": "object", "properties": {
+                    "score": {"type": "number"},
+                    "debugInfo": {"type": "object", "additionalProperties": _NUM}}}),
+            **_ERRORS,
+            "422": _ok("invalid rule (diagnostics), the answer cannot be scored (exception: the "
+                       "original engine's exception class, e.g. ZeroDivisionError), or over the memory budget",
+                       {"oneOf": [_ref("RuleErrors"), _ref("ScoringError"), _ref("BudgetError")]}),
+        }),
+        "/v1/score": _post("score", "Score many answers with one rule", {
+            "rule": _ref("Rule"), "answers": {"type": "array", "items": _ref("Answer")}}, {
+            "200": _ok("results aligned with the answers; a failed answer has a null score and its "
+                       "message in errors", {"type": "object", "properties": {
+                           "scores": {"type": "array", "items": _NUM},
+                           "combos": {"type": "object", "additionalProperties": {
+                               "type": "array", "items": _NUM}},
+                           "errors": {"type": "array", "items": {"type": "string", "nullable": True}},
+                           "warnings": {"type": "array", "items": _ref("Diagnostic")}}}),
+            **_ERRORS,
+        }),
+        "/v1/check": _post("check", "Check a rule: its errors and warnings", {"rule": _ref("Rule")}, {
+            "200": _ok("valid is false when the rule has errors", {"type": "object", "properties": {
+                "valid": {"type": "boolean"},
+                "diagnostics": {"type": "array", "items": _ref("Diagnostic")},
+                "combos": {"type": "array", "items": {"type": "string"}}}}),
+            **{code: _ERRORS[code] for code in ("400", "408", "413", "503")},
+            "422": _ok("over the memory budget", _ref("BudgetError")),
+        }),
+        "/v1/explain": _post("explain", "Score one answer and show every atom call with its evidence",
+                             _ONE_ANSWER, {
+            "200": _ok("the outcome and the atom calls in evaluation order", {
+                "type": "object", "properties": {
+                    "score": _NUM,
+                    "error": {"type": "string", "nullable": True},
+                    "combos": {"type": "object", "additionalProperties": _NUM},
+                    "calls": {"type": "array", "items": {"type": "object", "properties": {
+                        "combo": {"type": "string"}, "op": {"type": "string", "enum": ["G", "M"]},
+                        "atom": {"type": "string"}, "kind": {"type": "string"},
+                        "text": {"type": "string"}, "hit": {"type": "boolean"}, "value": _NUM,
+                        "evidence": {"type": "object", "nullable": True}}}},
+                    "callsOmitted": {"type": "integer", "description": f"calls after the first {MAX_CALLS}"},
+                    "warnings": {"type": "array", "items": _ref("Diagnostic")}}}),
+            **_ERRORS,
+        }),
+        "/healthz": _get("health", "Liveness, worker and cache statistics (never waits for a worker)", {
+            "200": _ok("the service is up", {"type": "object", "properties": {
+                "status": {"type": "string"}, "version": {"type": "string"},
+                "uptime": {"type": "number"}, "cache": {"type": "object"}, "workers": {"type": "object"}}})}),
+        "/openapi.json": _get("openapi", "This description", {"200": {"description": "the OpenAPI document"}}),
+    },
+    "components": {"schemas": {
+        "Rule": {
+            "type": "object", "description": "A CoScore rule (also accepted as JSON text)",
+            "required": ["atoms", "combos", "comboMode"],
+            "properties": {
+                "atoms": {"type": "object", "additionalProperties": {"type": "object", "properties": {
+                    "type": {"type": "string", "enum": ["EM", "SM", "OP", "CS"]}, "desc": {"type": "string"}}}},
+                "combos": {"type": "object", "additionalProperties": {"type": "object", "properties": {
+                    "combo": {"type": "string"}, "score": {"type": "number"},
+                    "mode": {"type": "string", "enum": ["logic", "value"]}}}},
+                "comboMode": {"type": "string", "enum": ["ADD", "MAX"]},
+                "dialect": {"type": "string", "enum": ["coscore", "manual"]},
+            },
+        },
+        "Answer": {"description": "the blanks of one answer (one string for a one-blank answer)",
+                   "oneOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string"}]},
+        "Diagnostic": {"type": "object", "properties": {
+            "path": {"type": "string", "example": "combos.A.combo"}, "message": {"type": "string"},
+            "column": {"type": "integer", "nullable": True},
+            "severity": {"type": "string", "enum": ["error", "warning"]}}},
+        "Error": {"type": "object", "properties": {"error": {"type": "string"}}},
+        "BudgetError": {"type": "object", "properties": {
+            "error": {"type": "string"},
+            "budget": {"type": "string", "enum": ["time", "memory", "workers", "body", "body_timeout"]},
+            "limit": {"type": "number", "description": "the budget: seconds, bytes, or workers"}}},
+        "RuleErrors": {"type": "object", "properties": {
+            "error": {"type": "string", "example": "invalid rule"},
+            "diagnostics": {"type": "array", "items": _ref("Diagnostic")}}},
+        "ScoringError": {"type": "object", "properties": {
+            "error": {"type": "string", "example": "combos.B: division by zero"},
+            "exception": {"type": "string", "example": "ZeroDivisionError"}}},
+    }},
+}

@@ -1,0 +1,175 @@
+"""The original CoScore server's ``/api/*`` handlers, on the app's database and workers.
+
+Requests and successful answers are the original Flask server's. The synchronous
+handlers do database work and run in threads; the ``async`` ones run on the event loop
+and send compiling and testing rules to the worker pool, so neither a slow rule nor a
+large request holds up pages and listings.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response
+
+from ..diagnostics import json_type
+from ..http.app import run_job
+from ..http.bodies import Body, json_object
+from ..http.pool import WorkerPool
+from ..http.responses import ApiError
+from ..rulecache import rule_key
+from .store import Store
+from .tasks import TaskRunner
+
+__all__ = ["Api"]
+
+_OK = {
+    "createData": "Dataset created successfully", "deleteData": "Dataset deleted successfully",
+    "saveRule": "Rule saved successfully", "deleteRule": "Rule deleted successfully",
+    "createTask": "Task created successfully", "deleteTask": "Task deleted successfully",
+}
+
+
+def _fields(body: bytes, **types: type | tuple[type, ...]) -> dict:
+    """The request's JSON object with ``types``' keys checked: 400 naming what is wrong."""
+    data = json_object(body, tuple(types))
+    for key, expected in types.items():
+        value = data[key]
+        if not isinstance(value, expected) or isinstance(value, bool):
+            names = " or ".join(t.__name__ for t in (expected if isinstance(expected, tuple) else (expected,)))
+            wanted = {"str": "a string", "int": "an integer"}.get(names, names)
+            raise ApiError(400, f"{key!r} must be {wanted}, not {json_type(value)}")
+    return data
+
+
+def _read_fields(body: Body, **types: type | tuple[type, ...]) -> dict:
+    """:func:`_fields` of a body read whole (in a thread: it may be spooled to a file)."""
+    return _fields(body.read(), **types)
+
+
+def _rule_text(text: str) -> str:
+    """The rule as the original stores it: ```` ```json ```` fences removed, stripped."""
+    return text.replace("```json", "").replace("```", "").strip()
+
+
+def _delete(name: str, delete: Callable[[str], int], what: str, done: str) -> dict:
+    """Delete the ``what`` called ``name`` (``delete`` returns how many it deleted): 404 when
+    there is none, else the original's message."""
+    if not delete(name):
+        raise ApiError(404, f"no {what} named {name!r}")
+    return {"message": _OK[done]}
+
+
+class Api:
+    """The ``/api/*`` handlers: the synchronous ones run in threads (database work), the
+    ``async`` ones on the event loop, sending compiling and testing to the worker pool."""
+
+    def __init__(self, store: Store, runner: TaskRunner, pool: WorkerPool):
+        self.store = store
+        self.runner = runner
+        self.pool = pool
+
+    async def check_compiles(self, text: str, what: str) -> None:
+        """422 with the diagnostics when ``text`` is not a rule that compiles (in a worker)."""
+        status, reply = await run_job(self.pool, "compile", (text, what), affinity=rule_key(text))
+        if status != 200:
+            raise ApiError(status, reply.pop("error"), **reply)
+
+    # -- datasets ------------------------------------------------------------------------
+    def get_data(self, body: bytes) -> Any:
+        """``GET /api/getData``: every dataset."""
+        return self.store.datasets()
+
+    def get_data_by_name(self, body: bytes) -> Any:
+        """``POST /api/getDataByName {name}``: one dataset; 404 when there is none."""
+        name = _fields(body, name=str)["name"]
+        dataset = self.store.dataset(name)
+        if dataset is None:
+            raise ApiError(404, f"no dataset named {name!r}")
+        return dataset
+
+    def create_data(self, body: bytes) -> Any:
+        """``POST /api/createData {name, desc, type, data, ulength}``."""
+        data = _fields(body, name=str, desc=str, type=str, data=str, ulength=(int, str))
+        name, kind, text = data["name"], data["type"], data["data"]
+        if not name.strip():
+            raise ApiError(400, "'name' must not be empty")
+        if kind not in ("labeled", "unlabeled"):
+            raise ApiError(400, f"'type' must be 'labeled' or 'unlabeled', not {kind!r}")
+        try:
+            length = int(data["ulength"])
+        except ValueError:
+            raise ApiError(400, f"'ulength' must be an integer, not {data['ulength']!r}") from None
+        lines = text.count("\n")
+        if not 0 <= length <= lines:
+            raise ApiError(400, f"'ulength' is {length} but the data has {lines} lines after its header")
+        if self.store.dataset(name) is not None:
+            raise ApiError(409, f"a dataset named {name!r} already exists")
+        self.store.add_dataset(name, data["desc"], kind, text, length)
+        return {"message": _OK["createData"]}
+
+    def delete_data(self, body: bytes) -> Any:
+        """``POST /api/deleteData {name}``."""
+        return _delete(_fields(body, name=str)["name"], self.store.delete_dataset, "dataset", "deleteData")
+
+    # -- rules ---------------------------------------------------------------------------
+    def get_rules(self, body: bytes) -> Any:
+        """``GET /api/getRules``: every rule, its text as stored."""
+        return self.store.rules()
+
+    async def save_rule(self, body: Body) -> Any:
+        """``POST /api/saveRule {name, prompt, rule}``: insert or update; 422 when it does not compile."""
+        data = await run_in_threadpool(_read_fields, body, name=str, prompt=str, rule=str)
+        name, prompt = data["name"], data["prompt"]
+        if not name.strip():
+            raise ApiError(400, "'name' must not be empty")
+        rule = _rule_text(data["rule"])
+        await self.check_compiles(rule, "the rule")
+        desc = prompt[:20] + "..." if len(prompt) > 20 else prompt
+        await run_in_threadpool(self.store.save_rule, name, prompt, desc, rule)
+        return {"message": _OK["saveRule"]}
+
+    def delete_rule(self, body: bytes) -> Any:
+        """``POST /api/deleteRule {name}``."""
+        return _delete(_fields(body, name=str)["name"], self.store.delete_rule, "rule", "deleteRule")
+
+    async def test_rule(self, body: Body) -> Response:
+        """``POST /api/testRule {rule, answer}``: the original's rule test, answered by a worker."""
+        status, payload = await run_job(self.pool, "testRule", body.payload())
+        return Response(payload, status, media_type="application/json")
+
+    # -- tasks ---------------------------------------------------------------------------
+    def get_tasks(self, body: bytes) -> Any:
+        """``GET /api/getTasks``: every task, its result as stored."""
+        return self.store.tasks()
+
+    async def create_task(self, body: Body) -> Any:
+        """``POST /api/createTask {data_name, rule_name, task_name}``: store the task
+        ``running`` and score it in the background."""
+        data = await run_in_threadpool(_read_fields, body, data_name=str, rule_name=str, task_name=str)
+        data_name, rule_name, task_name = data["data_name"], data["rule_name"], data["task_name"]
+        if not task_name.strip():
+            raise ApiError(400, "'task_name' must not be empty")
+        text = await run_in_threadpool(self._task_rule, data_name, rule_name)
+        await self.check_compiles(text, f"the rule {rule_name!r}")
+        rowid = await run_in_threadpool(self._add_task, data_name, rule_name, task_name)
+        self.runner.submit(rowid, data_name, rule_name)
+        return {"message": _OK["createTask"]}
+
+    def _task_rule(self, data_name: str, rule_name: str) -> str:
+        """The text of the rule a new task scores with; 404 when it or the dataset is missing."""
+        if self.store.dataset(data_name) is None:
+            raise ApiError(404, f"no dataset named {data_name!r}")
+        text = self.store.rule_text(rule_name)
+        if text is None:
+            raise ApiError(404, f"no rule named {rule_name!r}")
+        return text
+
+    def _add_task(self, data_name: str, rule_name: str, task_name: str) -> int:
+        if self.store.task_exists(task_name):
+            raise ApiError(409, f"a task named {task_name!r} already exists")
+        return self.store.add_task(data_name, rule_name, task_name)
+
+    def delete_task(self, body: bytes) -> Any:
+        """``POST /api/deleteTask {task_name}``."""
+        return _delete(_fields(body, task_name=str)["task_name"], self.store.delete_task, "task", "deleteTask")

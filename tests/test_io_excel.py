@@ -1,0 +1,199 @@
+"""Excel workbooks (issue 26, item 1; issue 25's cell bounds): .xlsx read by fastexcel after
+the bounds check, written column-wise; sheets; text stays text; hostile workbooks are one
+line, in bounded memory."""
+from __future__ import annotations
+
+import zipfile
+
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from coscore.io import Chunk, InputError, open_reader, open_writer
+from coscore.io.workbook_guard import RATIO
+
+xlsxwriter = pytest.importorskip("xlsxwriter")
+
+#: Every character an .xlsx can hold: all of Unicode but surrogates, U+FFFE and U+FFFF.
+STORABLE = st.characters(exclude_categories=("Cs",), exclude_characters="\ufffe\uffff")
+
+
+def _write(path, columns: dict, types: dict | None = None) -> None:
+    n = len(next(iter(columns.values())))
+    with open_writer(path) as writer:
+        writer.write(Chunk(list(columns), columns, range(2, n + 2), "row", "test", None, types or {}))
+
+
+def _read(path, **options) -> tuple[list[str], dict, list[int]]:
+    with open_reader(path, **options) as reader:
+        chunks = list(reader.chunks())
+        columns = list(reader.columns)
+    values = {name: [v for chunk in chunks for v in chunk.pylist(name)] for name in columns}
+    return columns, values, [line for chunk in chunks for line in chunk.lines]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(texts=st.lists(st.text(STORABLE, max_size=20), min_size=1, max_size=8))
+def test_any_storable_text_round_trips(tmp_path, texts):
+    """Control characters, carriage returns, '_x0041_', '&<>', '=1+1', leading spaces: as written."""
+    path = tmp_path / "round.xlsx"
+    _write(path, {"id": [str(i) for i in range(len(texts))], "text": texts})
+    columns, values, lines = _read(path)
+    assert columns == ["id", "text"]
+    assert values["text"] == texts
+    assert lines == list(range(2, len(texts) + 2))
+
+
+@pytest.mark.parametrize("bad", ["\ufffe", "\uffff", "a\ud800"])
+def test_characters_no_workbook_holds_are_refused_with_the_row(tmp_path, bad):
+    with pytest.raises(InputError, match=r"row 3, column 'text'.*cannot store"):
+        _write(tmp_path / "bad.xlsx", {"text": ["ok", bad]})
+
+
+def test_numbers_stay_numbers_and_text_stays_text(tmp_path):
+    path = tmp_path / "typed.xlsx"
+    _write(path, {"text": pa.array(["=1+1", "", None]), "score": pa.array([0.5, float("nan"), float("inf")]),
+                  "n": pa.array([1, 2, None]), "ok": pa.array([True, False, None])})
+    sheet = zipfile.ZipFile(path).read("xl/worksheets/sheet1.xml").decode()
+    assert '<c r="A2" t="inlineStr"><is><t>=1+1</t></is></c>' in sheet
+    assert '<c r="B2"><v>0.5</v></c>' in sheet and 'r="B3"' not in sheet  # NaN: an empty cell
+    assert '<c r="D2" t="b"><v>1</v></c>' in sheet
+    _, values, _ = _read(path)
+    assert values == {"text": ["=1+1", "", ""], "score": ["0.5", "", "inf"], "n": ["1", "2", ""],
+                      "ok": ["true", "false", ""]}
+
+
+def _book(path, sheets: dict) -> None:
+    book = xlsxwriter.Workbook(str(path))
+    for name, rows in sheets.items():
+        sheet = book.add_worksheet(name)
+        for r, row in enumerate(rows):
+            for c, value in enumerate(row):
+                if value is not None:
+                    sheet.write(r, c, value)
+    book.close()
+
+
+def test_sheets_by_name_or_number_and_excel_values(tmp_path):
+    path = tmp_path / "book.xlsx"
+    _book(path, {"first": [["id", "answer"], [1, "甲"]],
+                 "2024": [[None], [None, "id", "answer", None], [None, 7, 0.5], [], [None, 42, 1 / 3]]})
+    assert _read(path)[1] == {"id": ["1"], "answer": ["甲"]}
+    for sheet in ("2024", 2):  # a name (even one of digits); a number from 1
+        columns, values, lines = _read(path, sheet=sheet)
+        assert columns == ["id", "answer"]  # the header: the first row with a value, from its first cell
+        assert values == {"id": ["7", "42"], "answer": ["0.5", "0.333333333"]}
+        assert lines == [3, 5]  # the sheet's rows; the empty row 4 is skipped
+    assert _read(path, sheet="1")[1] == {"id": ["1"], "answer": ["甲"]}  # 1-based when no sheet has that name
+    with pytest.raises(InputError, match=r"no sheet 'third' \(sheets: 'first', '2024'"):
+        _read(path, sheet="third")
+    with pytest.raises(InputError, match="a sheet .--sheet. is for .xlsx"):
+        with open_reader(tmp_path / "x.csv" if (tmp_path / "x.csv").write_text("a\n1\n") else "", sheet="x"):
+            pass
+
+
+def test_bad_headers_and_stray_values_name_the_cell(tmp_path):
+    _book(tmp_path / "a.xlsx", {"s": [["id", None, "x"], [1, 2, 3]]})
+    with pytest.raises(InputError, match=r"row 1.*empty or repeated column name \(cell B1\)"):
+        _read(tmp_path / "a.xlsx")
+    _book(tmp_path / "b.xlsx", {"s": [["id", "x"], [1, 2], [3, 4, 5]]})
+    with pytest.raises(InputError, match=r"row 3.*beyond the 2 named columns \(cell C3\)"):
+        _read(tmp_path / "b.xlsx")
+    _book(tmp_path / "c.xlsx", {"s": []})
+    with pytest.raises(InputError, match="is empty; expected a header row"):
+        _read(tmp_path / "c.xlsx")
+
+
+# -- hostile workbooks -------------------------------------------------------------------
+
+_NS = "http://schemas.openxmlformats.org"
+
+
+def _hostile(path, sheet: bytes, shared: bytes | None = None) -> None:
+    """A workbook of one sheet whose parts are given as they are (deflated)."""
+    rels = (f'<Relationships xmlns="{_NS}/package/2006/relationships"><Relationship Id="rId1" '
+            f'Type="{_NS}/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/>'
+            + (f'<Relationship Id="rId2" Type="{_NS}/officeDocument/2006/relationships/sharedStrings" '
+               'Target="sharedStrings.xml"/>' if shared is not None else "") + "</Relationships>")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as book:
+        book.writestr("_rels/.rels", f'<Relationships xmlns="{_NS}/package/2006/relationships"><Relationship '
+                      f'Id="rId1" Type="{_NS}/officeDocument/2006/relationships/officeDocument" '
+                      'Target="xl/workbook.xml"/></Relationships>')
+        book.writestr("xl/workbook.xml", f'<workbook xmlns="{_NS}/spreadsheetml/2006/main" xmlns:r="{_NS}/'
+                      'officeDocument/2006/relationships"><sheets><sheet name="S" sheetId="1" r:id="rId1"/>'
+                      '</sheets></workbook>')
+        book.writestr("xl/_rels/workbook.xml.rels", rels)
+        book.writestr("xl/worksheets/sheet1.xml", sheet)
+        if shared is not None:
+            book.writestr("xl/sharedStrings.xml", shared)
+
+
+def _sheet(*cells: bytes) -> bytes:
+    head = (b'<c r="A1" t="inlineStr"><is><t>id</t></is></c><c r="B1" t="inlineStr"><is><t>answer</t></is></c>')
+    rows = b"".join(b'<row r="%d">' % (i + 2) + cell + b"</row>" for i, cell in enumerate(cells))
+    return (b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
+            b'<row r="1">' + head + b"</row>" + rows + b"</sheetData></worksheet>")
+
+
+def _sst(*strings: bytes) -> bytes:
+    return (b'<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+            + b"".join(b"<si><t>" + s + b"</t></si>" for s in strings) + b"</sst>")
+
+
+def _one_line(path, *words, **options):
+    with pytest.raises(InputError) as caught:
+        _read(path, **options)
+    message = str(caught.value)
+    assert "\n" not in message and len(message) < 400, message
+    for word in words:
+        assert word in message, message
+    return message
+
+
+def test_a_cell_over_excels_limit_names_row_and_column(tmp_path):
+    import random
+    import string
+
+    text = "".join(random.Random(1).choice(string.ascii_letters) for _ in range(40000)).encode()
+    _hostile(tmp_path / "inline.xlsx", _sheet(b'<c r="A2"><v>1</v></c>',
+                                              b'<c r="B3" t="inlineStr"><is><r><t>' + text[:20000] + b"</t></r><r><t>"
+                                              + text[20000:] + b"</t></r></is></c>"))
+    _one_line(tmp_path / "inline.xlsx", "row 3, column 'B'", "more than 32,767 characters", "--max-cell-chars")
+    assert _read(tmp_path / "inline.xlsx", max_cell_chars=50000)[1]["answer"] == ["", text.decode()]
+    _hostile(tmp_path / "shared.xlsx", _sheet(b'<c r="B2" t="s"><v>0</v></c>', b'<c r="B3" t="s"><v>1</v></c>'),
+             _sst(b"ok", text))
+    _one_line(tmp_path / "shared.xlsx", "row 3, column 'B'", "shared string 1")
+    escaped = b"&amp;" * 30000  # 150,000 bytes, 30,000 characters: within the limit
+    _hostile(tmp_path / "entities.xlsx", _sheet(b'<c r="B2" t="inlineStr"><is><t>' + escaped + b"</t></is></c>"))
+    assert _read(tmp_path / "entities.xlsx")[1]["answer"] == ["&" * 30000]
+
+
+def test_zip_bombs_dtds_and_shared_string_bombs_are_refused(tmp_path):
+    _hostile(tmp_path / "bomb.xlsx", _sheet(b'<c r="B2" t="inlineStr"><is><t>' + b"a" * (64 << 20) + b"</t></is></c>"))
+    assert zipfile.ZipFile(tmp_path / "bomb.xlsx").getinfo("xl/worksheets/sheet1.xml").compress_size < (1 << 20)
+    _one_line(tmp_path / "bomb.xlsx", f"inflates more than {RATIO} times")
+    laughs = (b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;">]>'
+              + _sst(b"&b;"))
+    _hostile(tmp_path / "laughs.xlsx", _sheet(b'<c r="B2" t="s"><v>0</v></c>'), laughs)
+    _one_line(tmp_path / "laughs.xlsx", "declares a DTD")
+    cells = b"".join(b'<c r="B%d" t="s"><v>0</v></c>' % i for i in range(2, 40002))
+    _hostile(tmp_path / "ss.xlsx", _sheet(cells), _sst("中".encode() * 30000))
+    _one_line(tmp_path / "ss.xlsx", "repeats its shared strings", "sharedStrings bomb")
+
+
+def test_damaged_workbooks_are_one_line(tmp_path):
+    (tmp_path / "garbage.xlsx").write_bytes(b"PK\x03\x04 not really")
+    _one_line(tmp_path / "garbage.xlsx", "not a readable .xlsx workbook")
+    good = tmp_path / "good.xlsx"
+    _write(good, {"a": ["x"]})
+    raw = bytearray(good.read_bytes())
+    raw[len(raw) // 3] ^= 0xFF
+    (tmp_path / "flipped.xlsx").write_bytes(bytes(raw))
+    _one_line(tmp_path / "flipped.xlsx", "flipped.xlsx")
+
+
+def test_the_writer_refuses_what_excel_cannot_hold(tmp_path):
+    with pytest.raises(InputError, match=r"row 2, column 'a'.*40,000 characters does not fit an Excel cell"):
+        _write(tmp_path / "long.xlsx", {"a": pa.array(["x" * 40000])})
+    assert not (tmp_path / "long.xlsx").exists()
