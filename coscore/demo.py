@@ -116,15 +116,32 @@ def render_demo(results: list[DemoResult], folder: Path | None = None) -> str:
     if failed:
         out += ["", f"{failed} answers could not be scored."]
     if folder is not None:
-        out += [
-            "",
-            "Next, see why an answer gets its score, or score a file yourself:",
-            f"  coscore explain {_shell(folder / 'traffic-light.rule.json')} 前进 如果红灯等待 左转",
-            f"  coscore score {_shell(folder / 'lane-change.rule.json')} {_shell(folder / 'lane-change.csv')}"
-            " --format coscore -o scored.csv",
-            "  coscore report scored.csv --label score --html report.html",
-        ]
+        out += ["", "Next, see why an answer gets its score, or score a file yourself:"]
+        out += [f"  {command}" for command in next_commands(folder)]
+        if not html_reports():
+            out.append("  (for an HTML page with figures, add --html report.html after: pip install matplotlib)")
     return "\n".join(out)
+
+
+def next_commands(folder: Path, html: bool | None = None) -> list[str]:
+    """The commands the demo suggests trying next, on the demo files in ``folder``; the
+    report writes an HTML page when ``html`` (default: when :func:`html_reports`). Each
+    runs on the install the README's Quick start makes, from any working directory."""
+    html = html_reports() if html is None else html
+    return [
+        f"coscore explain {_shell(folder / 'traffic-light.rule.json')} 前进 如果红灯等待 左转",
+        f"coscore score {_shell(folder / 'lane-change.rule.json')} {_shell(folder / 'lane-change.csv')}"
+        " --format coscore -o scored.csv",
+        "coscore report scored.csv --label score" + (" --html report.html" if html else ""),
+    ]
+
+
+def html_reports() -> bool:
+    """Whether ``coscore report --html`` can draw its figures here: matplotlib, the
+    ``plot`` extra, is installed (looked up, not imported)."""
+    import importlib.util
+
+    return importlib.util.find_spec("matplotlib") is not None
 
 
 def run_demo() -> str:

@@ -57,6 +57,14 @@ TABLE = [
     ("G(0, 5)", "logic", "error", "needs text"),
     ("G(0, T(0)) or M(1, 2) > 0", "logic", "warning", "needs text"),
     ("G(2, 5)", "logic", "warning", "EM atom never matches"),
+    # the atom id position: an atom of the rule whatever the answer (issue 25)
+    ("G(T(0)*1000, 1)", "logic", "error", "must be an atom id (0, 1, 2), not text that depends on the answer"),
+    ("G(T(0), T(0))", "logic", "error", "not text"),
+    ("M(F(0), T(0)) > 0", "logic", "error", "not a number"),
+    ("G(0, T(0)) or G(T(0), T(0))", "logic", "error", "atom id"),
+    ("G(0 if Q(0) else 9, T(0))", "logic", "error", "atom '9' does not exist"),
+    ("G(0 if Q(0) else 1, T(0))", "logic", None, ""),
+    ("G(1 - 1, T(0)) and G(X(0, 2), T(0))", "logic", None, ""),
 ]
 
 
@@ -69,6 +77,12 @@ def test_table(combo, mode, severity, word):
         assert any(s == severity and word in m for s, _, m in problems), problems
         if severity == "warning":
             assert all(s == "warning" for s, _, _ in problems), problems
+
+
+def test_an_atom_chosen_by_the_answer_is_an_error_but_not_a_sure_failure():
+    report = check_rule(rule(("G(0, T(0)) or G(T(0), T(0))", 2, "logic")))
+    assert [d.severity for d in report.diagnostics] == ["error"] and not report.always_fails
+    assert check_rule(rule(("G(8 if Q(0) else 9, T(0))", 2, "logic"))).always_fails
 
 
 def test_one_failure_one_diagnostic():

@@ -6,7 +6,9 @@ module of this package with ``add_arguments(parser)`` and ``run(args) -> int`` (
 ``DESCRIPTION`` for its ``--help``), listed once in :data:`COMMANDS` and imported only when
 that subcommand runs. Exit status: 0 on success, 1 for ``check`` with errors or ``score
 --strict`` with failed answers, 2 for a usage or input error (one line on stderr naming
-file, line and column).
+file, line and column), ``128 + N`` when stopped by signal N (130 for Ctrl-C, 143 for
+SIGTERM, 129 for SIGHUP: :mod:`coscore.cli.signals`). Every message that quotes what
+it was given is shortened (:func:`coscore.diagnostics.shorten`).
 """
 from __future__ import annotations
 
@@ -16,15 +18,15 @@ import inspect
 import os
 import sys
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import NamedTuple, NoReturn
 
 # Only light modules here: numpy, pyarrow and the engine are imported by the subcommand
 # that needs them, inside main(), where Ctrl-C during those imports is an "interrupted" line.
 from ..io import InputError
+from ..diagnostics import shorten
 from .errors import (
     EXIT_FAILED,
     EXIT_INTERNAL,
-    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
     PROG,
@@ -33,8 +35,11 @@ from .errors import (
     print_error,
     silence_stdout,
 )
+from .signals import describe as describe_stop
+from .signals import exit_status as stop_status
+from .signals import stop_on_signals
 
-__all__ = ["COMMANDS", "Command", "EXIT_FAILED", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE", "UsageError",
+__all__ = ["ArgumentParser", "COMMANDS", "Command", "EXIT_FAILED", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE", "UsageError",
            "build_parser", "main"]
 
 
@@ -74,15 +79,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     for what the input or the system caused (a file the system refuses, nesting too deep,
     memory) and :data:`EXIT_INTERNAL` for a fault of coscore's own.
     ``COSCORE_TRACEBACK=1`` prints the traceback as well, for a bug report.
+    SIGINT (Ctrl-C), SIGTERM and SIGHUP stop a run cleanly (:mod:`coscore.cli.signals`):
+    no partial output, one line, exit ``128 + N``; when ``argv`` is ``None`` (the
+    process's own command line), signals after that are ignored while the process exits.
     """
+    with stop_on_signals(process_ends=argv is None):
+        return _main(list(sys.argv[1:] if argv is None else argv))
+
+
+def _main(argv: list[str]) -> int:
     try:
-        return _run(list(sys.argv[1:] if argv is None else argv))
-    except KeyboardInterrupt:  # e.g. while the command's modules are imported
-        print_error("interrupted")
-        return EXIT_INTERRUPTED
+        return _run(argv)
+    except KeyboardInterrupt as exc:  # e.g. while the command's modules are imported
+        print_error(describe_stop(exc))
+        return stop_status(exc)
     except SystemExit as exc:  # a subcommand that gave up with a message
         if isinstance(exc.code, str):
-            print(exc.code.strip().splitlines()[0] if exc.code.strip() else PROG, file=sys.stderr)
+            print(shorten(exc.code.strip().splitlines()[0]) if exc.code.strip() else PROG, file=sys.stderr)
             return EXIT_USAGE
         return exc.code if isinstance(exc.code, int) else EXIT_OK
     except Exception as exc:  # the last resort: one line, never a traceback
@@ -113,9 +126,9 @@ def _run(argv: list[str]) -> int:
     except (InputError, UsageError) as exc:
         print_error(str(exc))
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        print_error("interrupted")
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:  # Ctrl-C, SIGTERM, SIGHUP (coscore.cli.signals)
+        print_error(describe_stop(exc))
+        return stop_status(exc)
     except BrokenPipeError:  # e.g. `coscore score ... | head`
         silence_stdout()
         return EXIT_OK
@@ -124,7 +137,7 @@ def _run(argv: list[str]) -> int:
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The argument parser; the subcommand named in ``argv`` (its first word) gets its
     arguments, the others only their one-line help."""
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog=PROG,
         description="Score students' short answers with CoScore rules.",
         epilog="Run 'coscore demo' to see it work on the bundled CoScore datasets.",
@@ -140,6 +153,16 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
                 reason = problem + (f"; try: {hint}" if hint else "")
                 parser.unavailable_command = f"'{name}' is not available in this installation ({reason})"  # type: ignore[attr-defined]
     return parser
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser, whose usage errors quote what was typed shortened
+    (:func:`coscore.diagnostics.shorten`); its subcommands' parsers are of this class too."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print the usage and the shortened ``message`` on stderr; exit 2."""
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, shorten(f"{self.prog}: error: {message}") + "\n")
 
 
 def _attach(parser: argparse.ArgumentParser, module: str) -> str | None:

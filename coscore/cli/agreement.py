@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .errors import EXIT_OK, UsageError
 from .options import positive_int
+from .outputs import print_text, refuse_input_as_output
 
 
 def add_agreement_options(p: argparse.ArgumentParser, what: str, rows: str) -> None:
@@ -27,6 +29,12 @@ def add_agreement_options(p: argparse.ArgumentParser, what: str, rows: str) -> N
     p.add_argument("--html", metavar="FILE", help=f"also write the {what} as a self-contained HTML page with figures")
 
 
+def check_html(args: argparse.Namespace, inputs: Iterable[str | os.PathLike[str]]) -> None:
+    """Refuse an ``--html`` page that would replace one of ``inputs`` (exit 2), before
+    anything is read or written."""
+    refuse_input_as_output(args.html, [name for name in inputs if name], "--html")
+
+
 def marked_columns(args: argparse.Namespace) -> list[str]:
     """The columns ``--label2`` and ``--by`` name (never taken as blanks)."""
     return [c for c in (args.label2, args.by) if c]
@@ -34,7 +42,8 @@ def marked_columns(args: argparse.Namespace) -> list[str]:
 
 def emit(args: argparse.Namespace, data: Callable[[], Any], text: Callable[[], str],
          page: Callable[[], str]) -> int:
-    """Write the HTML page to ``--html`` (if given), then print JSON (``--json``) or text."""
+    """Write the HTML page to ``--html`` (if given; :func:`check_html` first), then print
+    JSON (``--json``) or text (each line shortened)."""
     from ..io.atomic import atomic_output
 
     if args.html:
@@ -44,5 +53,8 @@ def emit(args: argparse.Namespace, data: Callable[[], Any], text: Callable[[], s
             raise UsageError(str(exc)) from None
         with atomic_output(args.html) as stream:
             stream.write(html)
-    print(json.dumps(data(), ensure_ascii=False, indent=2) if args.json else text())
+    if args.json:
+        print(json.dumps(data(), ensure_ascii=False, indent=2))
+    else:
+        print_text(text())
     return EXIT_OK

@@ -10,8 +10,9 @@ from ..io import format_of, open_reader
 from ..limits import add_arguments as add_limit_arguments
 from ..limits import from_arguments as limits_from_arguments
 from .errors import EXIT_FAILED, EXIT_OK, UsageError
-from .options import add_data_options
-from .rules import read_rule_text
+from .options import add_data_options, warn_mark_blanks
+from .outputs import print_text
+from .rules import for_the_command, read_rule_text
 
 DESCRIPTION = """Compile RULE and list every diagnostic (errors and warnings), then what the rule
 can score and how many blanks it reads. Exit 1 if there are errors, 0 otherwise."""
@@ -42,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
         diagnostics = list(rule.warnings) + report.diagnostics
     except coscore.RuleError as exc:
         diagnostics = list(exc.diagnostics)
+    diagnostics = [for_the_command(d, args.rule) for d in diagnostics]
     errors = sum(d.severity == "error" for d in diagnostics)
     warnings = len(diagnostics) - errors
     if args.json:
@@ -56,8 +58,7 @@ def run(args: argparse.Namespace) -> int:
             out.update(report.to_dict(), data_blanks=None if blanks is None else {"min": blanks[0], "max": blanks[1]})
         print(json.dumps(out, ensure_ascii=False, indent=2))
     else:
-        for d in diagnostics:
-            print(f"{args.rule}: {d}")
+        lines = [f"{args.rule}: {d}" for d in diagnostics]
         if report is not None:
             n = report.blanks_needed
             reads = f"needs {n} blank{'s' * (n != 1)}" if n else "needs no numbered blank"
@@ -66,10 +67,11 @@ def run(args: argparse.Namespace) -> int:
                 have = str(blanks[0]) if blanks[0] == blanks[1] else f"{blanks[0]} to {blanks[1]}"
                 reads += f" (the data has {have} blank{'s' * (blanks[1] != 1)})"
             for combo in report.combos if not report.always_fails else ():
-                print(f"{args.rule}: {combo.describe()}")
-            print(f"{args.rule}: {report.describe_range()}; {reads}")
+                lines.append(f"{args.rule}: {combo.describe()}")
+            lines.append(f"{args.rule}: {report.describe_range()}; {reads}")
         summary = f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"
-        print(f"{args.rule}: {'ok' if not errors else 'invalid'} ({summary})")
+        lines.append(f"{args.rule}: {'ok' if not errors else 'invalid'} ({summary})")
+        print_text("\n".join(lines))
     return EXIT_FAILED if errors else EXIT_OK
 
 
@@ -86,6 +88,7 @@ def _data_blanks(args: argparse.Namespace) -> tuple[int, int]:
                 fmt = "coscore"
     with open_reader(args.data, fmt, 1000) as reader:
         columns = AnswerColumns.resolve(fmt, reader.source, reader.columns, args.blanks, args.label)
+        warn_mark_blanks(reader.source, columns.blanks, args.blanks)
         if columns.blanks:
             return len(columns.blanks), len(columns.blanks)
         for chunk in reader.chunks():

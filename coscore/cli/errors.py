@@ -9,7 +9,7 @@ PROG = "coscore"
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 #: An unexpected error: a fault of coscore's own, reported on one line.
 EXIT_INTERNAL = 3
-#: Ctrl-C.
+#: Ctrl-C (SIGINT); SIGTERM and SIGHUP give 128 + their number too (:mod:`coscore.cli.signals`).
 EXIT_INTERRUPTED = 130
 
 
@@ -18,8 +18,11 @@ class UsageError(Exception):
 
 
 def print_error(message: str) -> None:
-    """Print ``coscore: message`` on stderr."""
-    print(f"{PROG}: {message}", file=sys.stderr)
+    """Print ``coscore: message`` on stderr, at most :data:`~coscore.diagnostics.MESSAGE_LIMIT`
+    characters in all (a message quoting a file name, a column or a value is shortened)."""
+    from ..diagnostics import shorten
+
+    print(shorten(f"{PROG}: {message}"), file=sys.stderr)
 
 
 def describe_unexpected(exc: Exception) -> tuple[str, int]:

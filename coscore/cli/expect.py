@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 
+from ..diagnostics import shorten
 from ..expect.errors import SuiteError
 from ..expect.render import render
 from ..expect.runner import run as run_suite
@@ -29,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         report = run_suite(args.suite)
     except SuiteError as exc:
-        print(f"coscore expect: malformed suite {args.suite}: {exc}", file=sys.stderr)
+        print(shorten(f"coscore expect: malformed suite {args.suite}: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     if args.json:
         json.dump(report.to_dict(), sys.stdout, ensure_ascii=False, indent=2)

@@ -9,7 +9,8 @@ import sys
 from typing import Any
 
 from .errors import EXIT_OK, UsageError
-from .options import add_data_options, positive_int
+from .options import add_data_options, blank_columns, positive_int, warn_mark_blanks
+from .outputs import print_text
 from .rules import load_rule
 
 DESCRIPTION = """Explain one answer typed on the command line (each ANSWER is one blank), or rows of a
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     for where, ex in items:
         head = "  ".join(f"{k} {v}" for k, v in where.items() if k in ("row", "id", "mark"))
         blocks.append((f"── {head}\n" if head else "") + render(ex, color=color))
-    print("\n\n".join(blocks) if blocks else "no rows to explain")
+    print_text("\n\n".join(blocks) if blocks else "no rows to explain")
     return EXIT_OK
 
 
@@ -75,6 +76,7 @@ def _explained_rows(rule: Any, args: argparse.Namespace) -> list[tuple[dict[str,
     if len(args.answer) != 1:
         raise UsageError("with --row, --id or --where give one data file after the rule")
     table = read_table(args.answer[0], args.format, args.blanks, args.label)
+    warn_mark_blanks(table.source, blank_columns(table), args.blanks)
     ids = table.ids
     if args.row:
         for n in args.row:

@@ -1,18 +1,27 @@
 """Option types and option groups that several ``coscore`` subcommands share: column
-lists, bounded whole numbers, and the ``--format``/``--blanks`` pair of a command that
-reads a data file."""
+lists, bounded whole numbers, the ``--format``/``--blanks`` pair of a command that
+reads a data file, and the warning for a mark column taken as a blank."""
 from __future__ import annotations
 
 import argparse
+import shlex
+from collections.abc import Iterable
+from typing import Any
 
+from ..diagnostics import shorten
 from ..io import INPUT_FORMATS
+from .errors import print_error
+
+#: Column names that usually hold the teachers' marks (compared case-insensitively): taken
+#: as a blank because ``--label`` was forgotten, they would change what rules read.
+MARK_NAMES = ("mark", "score", "label", "grade", "human")
 
 
 def column_list(text: str) -> list[str]:
     """``a,b,c`` as a list of column names, for an argparse ``type``."""
     names = [name.strip() for name in text.split(",")]
     if not all(names):
-        raise argparse.ArgumentTypeError(f"expected column names separated by commas, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected column names separated by commas, got {shorten(repr(text), 200)}")
     return names
 
 
@@ -32,9 +41,9 @@ def whole_number(text: str, low: int, high: int | None, kind: str, bounds: str) 
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected {kind}, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected {kind}, got {shorten(repr(text), 200)}") from None
     if value < low or (high is not None and value > high):
-        raise argparse.ArgumentTypeError(f"expected {bounds}, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected {bounds}, got {shorten(repr(text), 200)}")
     return value
 
 
@@ -43,3 +52,25 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=INPUT_FORMATS, help="format of DATA (default: from its extension)")
     p.add_argument("--blanks", metavar="COL[,COL...]", type=column_list,
                    help="the blank columns of DATA (default: every column except id, the label and score columns)")
+
+
+def warn_mark_blanks(source: str, blanks: Iterable[str], given: object) -> None:
+    """Warn on stderr about each blank column whose name is one of :data:`MARK_NAMES`,
+    unless the blanks were ``given`` (``--blanks``): it probably holds the teachers'
+    marks, and ``--label`` keeps it out of the answers."""
+    if given:
+        return
+    for name in blanks:
+        if name.strip().casefold() in MARK_NAMES:
+            print_error(f"warning: {source}: column {shorten(repr(name), 200)} is read as a blank of each answer; "
+                        f"if it holds the teachers' marks, give --label {shorten(shlex.quote(name), 200)}")
+
+
+def blank_columns(table: Any, exclude: Iterable[str] = ()) -> list[str]:
+    """The names of the blank columns of a table read whole (:func:`coscore.labelled.read_table`
+    with ``exclude``): its columns but ``id``, the label, ``exclude`` and ``coscore_*``, when
+    they are its blanks (``[]`` where the blanks are lists, as in JSON Lines)."""
+    chosen = getattr(getattr(table, "blanks", None), "column_names", [])
+    skip = {"id", table.label, *exclude}
+    names = [name for name in table.columns if name not in skip and not name.startswith("coscore_")]
+    return names if len(names) == len(chosen) and all(c == f"blank{i}" for i, c in enumerate(chosen)) else []

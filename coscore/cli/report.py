@@ -6,7 +6,7 @@ import argparse
 import os
 
 from ..io import OUTPUT_FORMATS, InputError
-from .agreement import add_agreement_options, emit, marked_columns
+from .agreement import add_agreement_options, check_html, emit, marked_columns
 from .options import column_list
 from .rules import load_rule
 
@@ -36,6 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from ..labelled import read_table
     from ..report import Provenance, build_report, render_html, report_text
 
+    check_html(args, [args.scored, args.rule])
     rule = load_rule(args.rule)[0] if args.rule else None
     table = read_table(args.scored, args.format, args.blanks, args.label, exclude=marked_columns(args))
     if args.label not in table.columns:

@@ -8,11 +8,12 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from ..io import INPUT_FORMATS, OUTPUT_FORMATS, open_reader, open_writer
+from ..io import INPUT_FORMATS, OUTPUT_FORMATS, expand, open_reader, open_writer
 from ..limits import add_arguments as add_limit_arguments
 from ..limits import from_arguments as limits_from_arguments
 from .errors import EXIT_FAILED, EXIT_OK, UsageError, print_error
-from .options import column_list, decimals, positive_int
+from .options import column_list, decimals, positive_int, warn_mark_blanks
+from .outputs import refuse_input_as_output
 from .progress import progress_bar
 from .rules import load_rule
 
@@ -70,12 +71,14 @@ def run(args: argparse.Namespace) -> int:
     rule, _ = load_rule(args.rule, limits_from_arguments(args))
     if args.engine == "dask":
         return _score_on_dask(rule, args)
+    refuse_input_as_output(args.output, [args.rule, *expand(args.data)], "-o")
     totals = Totals()
     from ..engine import DEFAULT_CHUNK_SIZE   # a chunk as the file is read is a chunk as the engine scores
 
     with open_reader(args.data, args.format, args.chunk_size or DEFAULT_CHUNK_SIZE) as reader:
         fmt = reader.format
         columns = AnswerColumns.resolve(fmt, reader.source, reader.columns, args.blanks, args.label)
+        warn_mark_blanks(reader.source, columns.blanks, args.blanks)
         if fmt in ("csv", "tsv") and reader.columns in (["text"], ["text", "score"]) and not args.blanks:
             print_error(f"note: {reader.source} looks like the original CoScore layout; "
                         "give --format coscore to read it so (blanks split on '-', mark in 'score')")

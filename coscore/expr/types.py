@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..diagnostics import Diagnostic
+from .atom_ids import atom_id_problems
 from .cases import outcomes
 from .evaluate import compile_tree
 from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary
@@ -138,6 +139,7 @@ class Finding:
     column: int
     sure: bool
     always_warning: bool = False
+    error: bool = False  # an error even where it fails only sometimes (an atom id the answer picks)
 
 
 @dataclass
@@ -282,6 +284,8 @@ class _Inference:
             }[op]
         args = [self.infer(arg, sure) for arg in node.args]
         if op in "GM":
+            for message, every in atom_id_problems(node.args[0], args[0].name, self.atom_kinds, op):
+                self.findings.append(Finding(message, node.args[0].col, sure and every, error=True))
             kind, groups = self.atom_kinds.get(str(node.args[0].value), ("", 0)) if isinstance(node.args[0], Const) else ("", 0)
             if "str" not in args[1].kinds:
                 what = args[1].name
@@ -537,8 +541,9 @@ def check_rule(rule: Any, blanks: int | tuple[int, int] | None = None) -> TypeRe
             if f.always_warning:
                 diagnostics.append(Diagnostic(f"{path}.combo", f.message, f.column, "warning", combo.text))
                 continue
-            message = f.message if f.sure else f"{f.message.replace(': always fails', '')}: fails whenever this part runs"
-            diagnostics.append(Diagnostic(f"{path}.combo", message, f.column, "error" if f.sure else "warning", combo.text))
+            message = f.message if f.sure or f.error else f"{f.message.replace(': always fails', '')}: fails whenever this part runs"
+            diagnostics.append(Diagnostic(f"{path}.combo", message, f.column, "error" if f.sure or f.error else "warning",
+                                          combo.text))
         if not 0 <= combo.score <= 10:
             diagnostics.append(Diagnostic(f"{path}.score", f"score {combo.score} is outside the 0–10 scale", severity="warning"))
         if combo.mode == "logic" and t.truth is False:
@@ -550,7 +555,7 @@ def check_rule(rule: Any, blanks: int | tuple[int, int] | None = None) -> TypeRe
     elif spec.combo_mode == "MAX":
         diagnostics.extend(dominated(combos))
     score_min, score_max = total_range(combos, spec.combo_mode)
-    always_fails = any(d.severity == "error" for d in diagnostics)
+    always_fails = any(f.sure and not f.always_warning for c in combos for f in c.findings)
     exact = False
     if not always_fails:
         count = blank_count(spec) if blanks is None else (blanks if isinstance(blanks, int) else blanks[1])
