@@ -94,13 +94,19 @@ def test_chunks_of_a_dataframe_and_of_an_arrow_stream():
 
 @pytest.mark.parametrize("source", [
     {"q1": ["a"], "q2": ["b"]},
-    [np.array(["a", "b"]), np.array(["c", "d"])],
+    {"q1": pa.array(["a"]), "q2": pa.array(["b"])},
 ])
 def test_what_is_neither_answers_nor_columns_is_refused_saying_what_to_pass(source):
     with pytest.raises(TypeError, match="pass answers"):
         RULES["two"].score_many(source)
     with pytest.raises(TypeError, match="pass answers"):
         list(RULES["two"].score_chunks(source))
+
+
+def test_numpy_arrays_in_a_list_are_answers_that_fail_on_their_own():
+    """A list holds answers: a numpy array there is not one (as in ``score``), whatever it holds."""
+    got = RULES["two"].score_many([np.array(["a", "b"]), ["车道", "0.5"]])
+    assert "not ndarray" in got.errors[0] and got.errors[1] is None
 
 
 def test_a_dataframe_like_object_that_cannot_be_read_is_refused():

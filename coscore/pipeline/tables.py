@@ -86,8 +86,6 @@ def blank_table(source: Any) -> BlankTable | list | None:
         return source
     if isinstance(source, Mapping):
         raise TypeError(f"cannot score a {type(source).__name__}: {WHAT_TO_PASS}")
-    if isinstance(source, list) and source and all(isinstance(item, np.ndarray) for item in source):
-        raise TypeError(f"cannot score a list of numpy arrays: {WHAT_TO_PASS}")
     if isinstance(source, list) and source and _is_column(source[0]):
         return _columns([_as_column(c) for c in source], cast=not all(_is_arrow(c) for c in source))
     if isinstance(source, (str, bytes, list, tuple)):
