@@ -198,10 +198,12 @@ def read_table(
     blanks: Sequence[str] | None = None,
     label: str | None = None,
     exclude: Sequence[str] = (),
+    **reading: Any,
 ) -> Table:
     """Read ``path`` whole. Blank columns: ``blanks``, else every column except ``id``, the
-    label, ``exclude`` and ``coscore score``'s result columns. A CSV/TSV whose header is
-    ``text`` or ``text,score`` is read in the original CoScore layout, and so is the
+    label, ``exclude`` and ``coscore score``'s result columns. ``reading`` are the options
+    of :func:`coscore.io.open_reader` (``encoding``, ``sheet``, ``max_cell_chars``, …). A
+    CSV/TSV whose header is ``text`` or ``text,score`` is read in the original CoScore layout, and so is the
     ``text`` column of a file ``coscore score`` wrote from that layout (``text``,
     ``score`` and ``coscore_*`` columns: blanks split on ``-``, the mark in ``score``)."""
     try:
@@ -209,14 +211,14 @@ def read_table(
     except ValueError as exc:
         raise InputError(str(path), str(exc)) from None
     if chosen in ("csv", "tsv") and not blanks:
-        with open_reader(path, chosen, 1) as reader:
+        with open_reader(path, chosen, 1, **_quiet(reading)) as reader:
             if reader.columns in (["text"], ["text", "score"]):
                 chosen = "coscore"
     columns: dict[str, Rows] = {}
     answers = Rows()
     places = Rows()
     selected: list[Any] = []
-    with open_reader(path, chosen) as reader:
+    with open_reader(path, chosen, **reading) as reader:
         source = reader.source
         names = blanks
         legacy = False  # a file 'coscore score' wrote from the original layout: split 'text' on '-'
@@ -261,10 +263,11 @@ def read_marked(
     blanks: Sequence[str] | None = None,
     label: str = "score",
     exclude: Sequence[str] = (),
+    **reading: Any,
 ) -> Table:
     """:func:`read_table` of a file that must have the mark column ``label``: an
     :class:`~coscore.io.InputError` naming the columns it has when it has not."""
-    table = read_table(path, fmt, blanks, label, exclude)
+    table = read_table(path, fmt, blanks, label, exclude, **reading)
     if table.label is None or table.label not in table.columns:
         raise InputError(table.source, f"no such column (columns: {', '.join(table.columns)})", column=label)
     return table
@@ -290,6 +293,11 @@ def _nulls(size: int) -> Any:
 
 def _places(lines: Sequence[int], unit: str, size: int) -> list[dict[str, int]]:
     return [{unit: lines[i]} for i in range(size)]
+
+
+def _quiet(reading: dict[str, Any]) -> dict[str, Any]:
+    """``reading`` for a first look at a file: what ``auto`` chose is said once, when it is read."""
+    return {**reading, "on_encoding": None}
 
 
 def file_hash(path: str | os.PathLike[str]) -> str:

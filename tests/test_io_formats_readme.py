@@ -31,7 +31,7 @@ def test_readme_format_examples_run(tmp_path, monkeypatch, capsys):
         words = [variables.get(w[1:], w) if w.startswith("$") else w for w in shlex.split(line)]
         assert words[0] == "coscore"
         statuses.append(main([*words[1:], "--no-progress"]))
-    assert statuses == [0, 0, 0, 0, 0, 0, 2]
+    assert statuses == [0, 0, 0, 0, 0, 0, 0, 2]
     assert "lab.txt" in capsys.readouterr().err
     rows = pq.read_table("lab.parquet").num_rows
     for name in ("lab.tsv", "lab.jsonl", "lab.xlsx", "lab.parquet"):

@@ -10,7 +10,7 @@ from ..io import format_of, open_reader
 from ..limits import add_arguments as add_limit_arguments
 from ..limits import from_arguments as limits_from_arguments
 from .errors import EXIT_FAILED, EXIT_OK, UsageError
-from .options import add_data_options, warn_mark_blanks
+from .options import add_data_options, reading_options, warn_mark_blanks
 from .outputs import print_text
 from .rules import for_the_command, read_rule_text
 
@@ -83,10 +83,10 @@ def _data_blanks(args: argparse.Namespace) -> tuple[int, int]:
 
     fmt = format_of(args.data, args.format, default="csv")
     if fmt in ("csv", "tsv") and not args.blanks:
-        with open_reader(args.data, fmt, 1) as reader:
+        with open_reader(args.data, fmt, 1, **{**reading_options(args), "on_encoding": None}) as reader:
             if reader.columns in (["text"], ["text", "score"]):
                 fmt = "coscore"
-    with open_reader(args.data, fmt, 1000) as reader:
+    with open_reader(args.data, fmt, 1000, **reading_options(args)) as reader:
         columns = AnswerColumns.resolve(fmt, reader.source, reader.columns, args.blanks, args.label)
         warn_mark_blanks(reader.source, columns.blanks, args.blanks)
         if columns.blanks:

@@ -8,7 +8,7 @@ import os
 from ..io import InputError
 from .agreement import add_agreement_options, check_html, emit, marked_columns
 from .errors import UsageError
-from .options import add_data_options, blank_columns, positive_int, warn_mark_blanks
+from .options import add_data_options, blank_columns, positive_int, reading_options, warn_mark_blanks
 from .rules import load_rule
 
 DESCRIPTION = """Score DATA with each SCORER (a rule file, or a column of DATA holding scores) and
@@ -41,7 +41,8 @@ def run(args: argparse.Namespace) -> int:
     rule_files = [s for s in args.scorers if os.path.isfile(s)]
     columns = [s for s in args.scorers if s not in rule_files]
     check_html(args, [args.data, *rule_files])
-    table = read_table(args.data, args.format, args.blanks, args.label, exclude=columns + marked_columns(args))
+    table = read_table(args.data, args.format, args.blanks, args.label, exclude=columns + marked_columns(args),
+                       **reading_options(args))
     warn_mark_blanks(table.source, blank_columns(table, columns + marked_columns(args)), args.blanks)
     if table.label is None or table.label not in table.columns:
         raise InputError(table.source, f"no such column (columns: {', '.join(table.columns)})", column=args.label)

@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from .errors import EXIT_OK, UsageError
-from .options import add_data_options, blank_columns, positive_int, warn_mark_blanks
+from .options import add_data_options, blank_columns, positive_int, reading_options, warn_mark_blanks
 from .outputs import print_text
 from .rules import load_rule
 
@@ -75,7 +75,7 @@ def _explained_rows(rule: Any, args: argparse.Namespace) -> list[tuple[dict[str,
 
     if len(args.answer) != 1:
         raise UsageError("with --row, --id or --where give one data file after the rule")
-    table = read_table(args.answer[0], args.format, args.blanks, args.label)
+    table = read_table(args.answer[0], args.format, args.blanks, args.label, **reading_options(args))
     warn_mark_blanks(table.source, blank_columns(table), args.blanks)
     ids = table.ids
     if args.row:

@@ -48,10 +48,36 @@ def whole_number(text: str, low: int, high: int | None, kind: str, bounds: str) 
 
 
 def add_data_options(p: argparse.ArgumentParser) -> None:
-    """``--format`` and ``--blanks`` for a command that reads a data file DATA."""
+    """``--format``, ``--blanks`` and the reading options (:func:`add_reading_options`) for a
+    command that reads a data file DATA."""
     p.add_argument("--format", choices=INPUT_FORMATS, help="format of DATA (default: from its extension)")
     p.add_argument("--blanks", metavar="COL[,COL...]", type=column_list,
                    help="the blank columns of DATA (default: every column except id, the label and score columns)")
+    add_reading_options(p)
+
+
+def add_reading_options(p: argparse.ArgumentParser) -> None:
+    """``--encoding``, ``--sheet`` and ``--max-cell-chars``: how a data file is read."""
+    p.add_argument("--encoding", metavar="NAME",
+                   help="the text encoding of CSV/TSV/JSON Lines/coscore input: any codec Python knows "
+                   "(gb18030 also reads GBK and GB2312), or 'auto' (a byte order mark, else a guess, said on "
+                   "stderr); default UTF-8")
+    p.add_argument("--sheet", metavar="NAME|N", help="the sheet of .xlsx input: its name, or 1 for the first "
+                   "(default)")
+    p.add_argument("--max-cell-chars", type=positive_int, metavar="N",
+                   help="refuse a cell longer than N characters (default 1,000,000; .xlsx: Excel's 32,767)")
+
+
+def reading_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of :func:`coscore.io.open_reader` that the reading options ask
+    for; what ``--encoding auto`` chose is said on stderr."""
+    return {"encoding": getattr(args, "encoding", None), "sheet": getattr(args, "sheet", None),
+            "max_cell_chars": getattr(args, "max_cell_chars", None), "on_encoding": say_encoding}
+
+
+def say_encoding(source: str, choice: str) -> None:
+    """Say on stderr which encoding ``--encoding auto`` chose for ``source``."""
+    print_error(f"{shorten(source, 300)}: read as {choice}")
 
 
 def warn_mark_blanks(source: str, blanks: Iterable[str], given: object) -> None:

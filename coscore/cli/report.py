@@ -7,7 +7,7 @@ import os
 
 from ..io import OUTPUT_FORMATS, InputError
 from .agreement import add_agreement_options, check_html, emit, marked_columns
-from .options import column_list
+from .options import add_reading_options, column_list, reading_options
 from .rules import load_rule
 
 DESCRIPTION = """Agreement statistics between a score column and the teachers' marks in a scored
@@ -28,6 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the answer's blank columns (default: every column except id, the labels, --by and "
                    "coscore_*)")
     p.add_argument("--format", choices=OUTPUT_FORMATS, help="format of SCORED (default: from its extension)")
+    add_reading_options(p)
     add_agreement_options(p, "report", "the K largest disagreements")
 
 
@@ -38,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
 
     check_html(args, [args.scored, args.rule])
     rule = load_rule(args.rule)[0] if args.rule else None
-    table = read_table(args.scored, args.format, args.blanks, args.label, exclude=marked_columns(args))
+    table = read_table(args.scored, args.format, args.blanks, args.label, exclude=marked_columns(args),
+                       **reading_options(args))
     if args.label not in table.columns:
         raise InputError(table.source, f"no such column (columns: {', '.join(table.columns)})", column=args.label)
     report = build_report(table, args.pred, Provenance.of(args.scored, args.rule), rule, args.by, args.top,

@@ -12,7 +12,7 @@ from ..io import INPUT_FORMATS, OUTPUT_FORMATS, expand, open_reader, open_writer
 from ..limits import add_arguments as add_limit_arguments
 from ..limits import from_arguments as limits_from_arguments
 from .errors import EXIT_FAILED, EXIT_OK, UsageError, print_error
-from .options import column_list, decimals, positive_int, warn_mark_blanks
+from .options import add_reading_options, column_list, decimals, positive_int, reading_options, warn_mark_blanks
 from .outputs import refuse_input_as_output
 from .progress import progress_bar
 from .rules import load_rule
@@ -59,6 +59,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="where to score (default: local; dask: a Parquet dataset on a Dask cluster, -o OUT_DIR)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="with --engine dask: a Dask scheduler "
                    "(tcp://host:8786) or its scheduler file; default: a LocalCluster, one worker per core")
+    add_reading_options(p)
     add_limit_arguments(p)
 
 
@@ -75,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     totals = Totals()
     from ..engine import DEFAULT_CHUNK_SIZE   # a chunk as the file is read is a chunk as the engine scores
 
-    with open_reader(args.data, args.format, args.chunk_size or DEFAULT_CHUNK_SIZE) as reader:
+    with open_reader(args.data, args.format, args.chunk_size or DEFAULT_CHUNK_SIZE, **reading_options(args)) as reader:
         fmt = reader.format
         columns = AnswerColumns.resolve(fmt, reader.source, reader.columns, args.blanks, args.label)
         warn_mark_blanks(reader.source, columns.blanks, args.blanks)

@@ -8,7 +8,7 @@ import os
 
 from .agreement import emit
 from .errors import UsageError
-from .options import add_data_options, positive_int
+from .options import add_data_options, positive_int, reading_options
 from .rules import load_rule
 
 DESCRIPTION = """Read the marked answers of DATA and show what RULE misses: the phrases (runs of 2 to
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from ..labelled import read_marked
     from ..suggest import render, suggest
 
-    table = read_marked(args.data, args.format, args.blanks, args.label)
+    table = read_marked(args.data, args.format, args.blanks, args.label, **reading_options(args))
     try:
         found = suggest(load_rule(args.rule)[0], list(table.answers), table.marks, top=args.top,
                         min_rows=args.min_rows, min_z=args.min_z, limit=args.limit)

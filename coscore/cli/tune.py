@@ -7,7 +7,7 @@ import os
 
 from .agreement import emit
 from .errors import UsageError
-from .options import add_data_options, positive_int, whole_number
+from .options import add_data_options, positive_int, reading_options, whole_number
 from .rules import load_rule
 
 DESCRIPTION = """Search what a teacher would otherwise tweak by hand -- OP/CS thresholds, combo
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     from ..tune.render import render
 
     text = load_rule(args.rule)[1]
-    table = read_marked(args.data, args.format, args.blanks, args.label)
+    table = read_marked(args.data, args.format, args.blanks, args.label, **reading_options(args))
     try:
         result = tune(text, list(table.answers), table.marks, metric=args.metric, folds=args.folds,
                       seed=args.seed, resamples=args.resamples, drop=args.drop)
