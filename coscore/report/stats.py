@@ -94,17 +94,41 @@ def round_half_up(values: Any) -> np.ndarray:
 
 def quadratic_weighted_kappa(human: Sequence[int], pred: Sequence[int], categories: int = len(SCALE)) -> float | None:
     """Cohen's kappa with quadratic weights over integer categories ``0..categories-1``."""
-    observed = _confusion(np.asarray(human), np.asarray(pred), categories).astype(np.float64)
-    n = observed.sum()
-    if n == 0:
-        return None
-    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / n
-    idx = np.arange(categories)
-    weights = (idx[:, None] - idx[None, :]) ** 2 / (categories - 1) ** 2
-    denominator = float((weights * expected).sum())
-    if denominator == 0:
-        return None
-    return 1.0 - float((weights * observed).sum()) / denominator
+    return _defined(confusion_figures(_confusion(np.asarray(human), np.asarray(pred), categories))["qwk"])
+
+
+def confusion_figures(confusions: Any) -> dict[str, np.ndarray]:
+    """``qwk``, ``kappa``, ``exact_agreement`` and ``adjacent_agreement`` of each confusion
+    matrix in ``confusions`` (an array ``(..., k, k)``, rows = marks, columns = scores, as
+    :attr:`Agreement.confusion`), as arrays of shape ``(...)``; NaN where a figure is
+    undefined. The one place these figures are computed from counts: the functions above
+    call it on one matrix, the workbench's bootstrap on a thousand at once."""
+    observed = np.asarray(confusions, dtype=np.float64)
+    k = observed.shape[-1]
+    n = observed.sum(axis=(-2, -1))
+    rows, cols = observed.sum(axis=-1), observed.sum(axis=-2)
+    idx = np.arange(k)
+    gap = idx[:, None] - idx[None, :]
+    weights = gap**2 / (k - 1) ** 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = rows[..., :, None] * cols[..., None, :] / n[..., None, None]
+        denominator = (weights * expected).sum(axis=(-2, -1))
+        qwk = 1.0 - (weights * observed).sum(axis=(-2, -1)) / denominator
+        exact = np.trace(observed, axis1=-2, axis2=-1) / n
+        adjacent = (observed * (np.abs(gap) <= 1)).sum(axis=(-2, -1)) / n
+        chance = (rows * cols).sum(axis=-1) / n**2
+        kappa = (exact - chance) / (1 - chance)
+    none = n == 0
+    return {"qwk": np.where(none | (denominator == 0), np.nan, qwk),
+            "kappa": np.where(none | (chance == 1), np.nan, kappa),
+            "exact_agreement": np.where(none, np.nan, exact),
+            "adjacent_agreement": np.where(none, np.nan, adjacent)}
+
+
+def _defined(value: np.ndarray) -> float | None:
+    """A 0-d figure as a float, ``None`` when it is NaN (undefined)."""
+    number = float(value)
+    return None if math.isnan(number) else number
 
 
 def agreement(human: Any, pred: Any) -> Agreement:
@@ -148,14 +172,7 @@ def agreement(human: Any, pred: Any) -> Agreement:
 
 def cohen_kappa(human: Sequence[int], pred: Sequence[int], categories: int = len(SCALE)) -> float | None:
     """Cohen's (unweighted) kappa over integer categories ``0..categories-1``."""
-    observed = _confusion(np.asarray(human), np.asarray(pred), categories).astype(np.float64)
-    n = observed.sum()
-    if n == 0:
-        return None
-    chance = float((observed.sum(axis=1) * observed.sum(axis=0)).sum()) / n**2
-    if chance == 1:
-        return None
-    return (float(np.trace(observed)) / n - chance) / (1 - chance)
+    return _defined(confusion_figures(_confusion(np.asarray(human), np.asarray(pred), categories))["kappa"])
 
 
 def _r2(h: np.ndarray, p: np.ndarray) -> float | None:

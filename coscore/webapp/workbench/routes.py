@@ -1,0 +1,293 @@
+"""The workbench's page (``GET /workbench``), its static files and its JSON endpoints
+(``POST /api/workbench/…``, documented in docs/workbench.md), on the app's database and
+worker pool.
+
+Every endpoint takes a JSON object (``Content-Type: application/json``; anything else is
+415) read under the app's body limits, and answers JSON; a bad request is a 4xx
+``{"error": ...}``. Checking, explaining and scoring run in the app's worker processes
+(:mod:`.jobs`) under the pool's time and memory budgets, database reads in threads: the
+event loop only waits. A dataset is scored as a background job of the pool (it takes
+turns with the tasks); :class:`Workbench` keeps the last :data:`KEEP` scorings, by
+dataset and rule version, so paging through a 100,000-answer dataset never scores it
+again, and answers 202 ``{"status": "running"}`` while a scoring takes longer than
+:data:`WAIT` seconds (the page asks again).
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ...diagnostics import json_type
+from ...http.app import run_job
+from ...http.bodies import Body, BodyLimits, json_object, read_body
+from ...http.responses import ApiError, error_response, json_bytes, json_response
+from ...rulecache import rule_key
+from .analysis import LISTS, Scored, page
+
+if TYPE_CHECKING:
+    from ..api import Api
+
+__all__ = ["Workbench", "workbench_routes", "STATIC", "KEEP", "WAIT", "DATASET_TIME", "PAGE_SIZE"]
+
+#: The page and its scripts and styles.
+STATIC = Path(__file__).resolve().parent / "static"
+#: Scored datasets kept (by dataset and rule version), the least recently used dropped first.
+KEEP = 8
+#: Scorings running at once; a newer one stops the oldest (an author typing fast).
+RUNNING = 2
+#: Seconds a dataset request waits for its scoring before answering 202.
+WAIT = 1.0
+#: Wall-time budget (seconds) of scoring one dataset in a worker.
+DATASET_TIME = 60.0
+#: Rows per page, by default and at most.
+PAGE_SIZE, MAX_PAGE_SIZE = 20, 500
+#: The longest answer (blanks) the tester explains.
+MAX_BLANKS = 100
+
+_log = logging.getLogger("coscore.webapp")
+
+
+@dataclass
+class _Entry:
+    """A dataset scored by one rule version, with the text its rows are read from."""
+
+    scored: Scored
+    data: str
+    version: str
+
+
+def _text(data: dict, key: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str):
+        raise ApiError(400, f"{key!r} must be a string, not {json_type(value)}" if key in data else f"missing {key!r}")
+    return value
+
+
+def _rule(data: dict) -> Any:
+    """The request's rule: its JSON text (as the editor holds it) or a JSON object."""
+    if "rule" not in data:
+        raise ApiError(400, "missing 'rule'")
+    rule = data["rule"]
+    if not isinstance(rule, (str, dict)):
+        raise ApiError(400, f"'rule' must be the rule's JSON text or a JSON object, not {json_type(rule)}")
+    return rule
+
+
+def _integer(data: dict, key: str, default: int, lo: int, hi: int) -> int:
+    value = data.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        raise ApiError(400, f"{key!r} must be an integer from {lo} to {hi}, not {value!r}"[:200])
+    return value
+
+
+def _blanks(value: Any) -> Any:
+    """``blanks`` of a check: ``null``, a count, or ``[fewest, most]``."""
+    if value is None:
+        return None
+    counts = value if isinstance(value, list) else [value]
+    if not 1 <= len(counts) <= 2 or not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 10**6
+                                             for c in counts):
+        raise ApiError(400, "'blanks' must be null, a number of blanks, or [fewest, most]")
+    return counts[0] if len(counts) == 1 else [min(counts), max(counts)]
+
+
+def _version(rule: Any) -> str:
+    """A short name of a rule's version: the SHA-256 of its canonical text."""
+    return hashlib.sha256((rule_key(rule) or "").encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+class Workbench:
+    """The endpoints (``async``; see the module's description) of one app: its ``api``
+    (:class:`coscore.webapp.api.Api`: the database and the worker pool)."""
+
+    def __init__(self, api: "Api", keep: int = KEEP, dataset_time: float = DATASET_TIME):
+        self.api = api
+        self.store = api.store
+        self.pool = api.pool
+        self.keep = keep
+        self.dataset_time = dataset_time
+        self.done: OrderedDict[tuple, _Entry] = OrderedDict()
+        self.running: OrderedDict[tuple, asyncio.Future] = OrderedDict()
+
+    async def _job(self, kind: str, payload: Any, **options: Any) -> Any:
+        status, reply = await run_job(self.pool, kind, payload, **options)
+        if status != 200:
+            raise ApiError(status, reply.pop("error", "error"), **reply)
+        return reply
+
+    # -- rules -----------------------------------------------------------------------------
+    async def catalog(self, data: dict) -> dict:
+        """``{}`` → the stored rules (with their text) and datasets (without their data)."""
+        return await run_in_threadpool(self._catalog)
+
+    def _catalog(self) -> dict:
+        rows = self.store.read("SELECT name, description, type, length, create_time FROM data")
+        return {"rules": [{k: r[k] for k in ("name", "prompt", "rule", "created", "modified")} for r in self.store.rules()],
+                "datasets": [{"name": r[0], "desc": r[1], "type": r[2], "count": r[3], "created": r[4]} for r in rows]}
+
+    async def check(self, data: dict) -> dict:
+        """``{"rule", "blanks"?}`` → what ``coscore check`` says about the rule."""
+        rule = _rule(data)
+        return await self._job("workbench.check", (rule, _blanks(data.get("blanks"))), affinity=rule_key(rule))
+
+    async def explain(self, data: dict) -> dict:
+        """``{"rule", "answer": [blank, ...]}`` → the answer scored and explained."""
+        rule = _rule(data)
+        answer = data.get("answer")
+        if isinstance(answer, str):
+            answer = [answer]
+        if not isinstance(answer, list) or not all(isinstance(b, str) for b in answer):
+            raise ApiError(400, f"'answer' must be an array of strings (the blanks), not {json_type(answer)}")
+        if len(answer) > MAX_BLANKS:
+            raise ApiError(400, f"'answer' has {len(answer)} blanks; the tester takes at most {MAX_BLANKS}")
+        return await self._job("workbench.explain", (rule, answer), affinity=rule_key(rule))
+
+    async def save(self, data: dict) -> dict:
+        """``{"name", "rule", "prompt"?}`` → the rule saved as the rules page saves it;
+        422 with the diagnostics while ``coscore check`` finds an error."""
+        name, rule = _text(data, "name"), _text(data, "rule")
+        if not name.strip():
+            raise ApiError(400, "'name' must not be empty")
+        prompt = data.get("prompt")
+        if prompt is not None and not isinstance(prompt, str):
+            raise ApiError(400, f"'prompt' must be a string, not {json_type(prompt)}")
+        checked = await self._job("workbench.check", (rule, None), affinity=rule_key(rule))
+        if not checked["ok"]:
+            errors = [d for d in checked["diagnostics"] if d["severity"] == "error"]
+            raise ApiError(422, f"the rule has {len(errors)} error{'s' * (len(errors) != 1)}; it is not saved",
+                           diagnostics=errors)
+        if prompt is None:  # keep the stored prompt
+            rows = await run_in_threadpool(self.store.read, "SELECT prompt FROM rules WHERE name = ?", (name,))
+            prompt = rows[0][0] if rows and isinstance(rows[0][0], str) else ""
+        with Body(json_bytes({"name": name, "prompt": prompt, "rule": rule}), None, 0, None) as body:
+            reply = await self.api.save_rule(body)  # the original route's checks and storage
+        return {**reply, "name": name}
+
+    # -- datasets ---------------------------------------------------------------------------
+    async def dataset(self, data: dict) -> Any:
+        """``{"dataset", "rule", "size"?}`` → the dataset scored by the rule: its figures and
+        the first page of each list; 202 ``{"status": "running"}`` while it is scored."""
+        name, rule = _text(data, "dataset"), _rule(data)
+        size = _integer(data, "size", PAGE_SIZE, 1, MAX_PAGE_SIZE)
+        entry = await self._scored(name, rule)
+        if entry is None:
+            return json_response({"status": "running", "dataset": name}, 202)
+        lists = await run_in_threadpool(lambda: {w: page(entry.scored, entry.data, w, 0, size) for w in LISTS})
+        return {"status": "done", "dataset": name, "rule_version": entry.version, **entry.scored.summary, **lists}
+
+    async def rows(self, data: dict) -> Any:
+        """``{"dataset", "rule", "list", "page", "size"?}`` → one page of a list; 202 while scored."""
+        name, rule, which = _text(data, "dataset"), _rule(data), _text(data, "list")
+        if which not in LISTS:
+            raise ApiError(400, f"'list' must be {' or '.join(map(repr, LISTS))}, not {which!r}"[:200])
+        number = _integer(data, "page", 0, 0, 10**9)
+        size = _integer(data, "size", PAGE_SIZE, 1, MAX_PAGE_SIZE)
+        entry = await self._scored(name, rule)
+        if entry is None:
+            return json_response({"status": "running", "dataset": name}, 202)
+        return await run_in_threadpool(page, entry.scored, entry.data, which, number, size)
+
+    def _meta(self, name: str) -> tuple:
+        rows = self.store.read("SELECT create_time, length, type FROM data WHERE name = ?", (name,))
+        if not rows:
+            raise ApiError(404, f"no dataset named {name!r}")
+        return rows[0]
+
+    def _data(self, name: str, meta: tuple) -> str:
+        rows = self.store.read("SELECT data FROM data WHERE name = ? AND create_time IS ? AND length IS ?",
+                               (name, meta[0], meta[1]))
+        if not rows or not isinstance(rows[0][0], str):
+            raise ApiError(409, f"the dataset {name!r} changed while it was read; try again")
+        return rows[0][0]
+
+    async def _scored(self, name: str, rule: Any) -> _Entry | None:
+        """The dataset scored by ``rule``: kept, or scored now; ``None`` while that takes
+        longer than :data:`WAIT` (it goes on in the background)."""
+        meta = await run_in_threadpool(self._meta, name)
+        key = (name, *meta, rule_key(rule))
+        if key in self.done:
+            self.done.move_to_end(key)
+            return self.done[key]
+        task = self.running.get(key)
+        if task is None:
+            task = asyncio.ensure_future(self._score(key, name, rule, meta))
+            task.add_done_callback(lambda t, key=key: self._finished(key, t))
+            self.running[key] = task
+            while len(self.running) > RUNNING:
+                _, oldest = self.running.popitem(last=False)
+                oldest.cancel()
+        done, _ = await asyncio.wait({task}, timeout=WAIT)
+        if not done or task.cancelled():  # still scoring, or stopped for a newer one: ask again
+            return None
+        self.running.pop(key, None)
+        return task.result()
+
+    async def _score(self, key: tuple, name: str, rule: Any, meta: tuple) -> _Entry:
+        kept = [entry.data for other, entry in self.done.items() if other[:-1] == key[:-1]]
+        text = kept[0] if kept else await run_in_threadpool(self._data, name, meta)  # one copy per dataset
+        group = ("workbench", _version(rule), name)
+        try:
+            scored = await self._job("workbench.dataset", (rule, text, meta[1], meta[2] == "labeled"), group=group,
+                                     timeout=self.dataset_time, affinity=rule_key(rule))
+        except asyncio.CancelledError:
+            self.pool.cancel(group)
+            raise
+        return _Entry(scored, text, _version(rule))
+
+    def _finished(self, key: tuple, task: asyncio.Future) -> None:
+        if task.cancelled():
+            return
+        if task.exception() is None:  # kept; a failure stays in ``running`` for the next request to see
+            self.running.pop(key, None)
+            self.done[key] = task.result()
+            while len(self.done) > self.keep:
+                self.done.popitem(last=False)
+
+
+def _endpoint(handler: Callable[[dict], Awaitable[Any]], limits: BodyLimits) -> Callable[[Request], Awaitable[Response]]:
+    """A ``POST /api/workbench/…`` route: a JSON object read under ``limits``, then ``handler``."""
+
+    async def endpoint(request: Request) -> Response:
+        try:
+            kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+            if kind != "application/json":
+                raise ApiError(415, "the request body must be JSON, sent as 'Content-Type: application/json'")
+            with await read_body(request, limits) as body:
+                data = await run_in_threadpool(lambda: json_object(body.read(), ()))
+                payload = await handler(data)
+        except ApiError as exc:
+            return error_response(exc)
+        except Exception as exc:  # never an HTML 500 page
+            _log.exception("workbench request failed")
+            return error_response(ApiError(500, f"internal error: {type(exc).__name__}: {exc}"))
+        return payload if isinstance(payload, Response) else json_response(payload)
+
+    return endpoint
+
+
+async def _page(request: Request) -> Response:
+    return FileResponse(STATIC / "index.html", media_type="text/html")
+
+
+def workbench_routes(api: "Api", limits: BodyLimits) -> list[BaseRoute]:
+    """The workbench's routes for the app whose ``/api/*`` handlers are ``api``; bodies are
+    read under ``limits`` (the app's)."""
+    bench = Workbench(api)
+    endpoints = {"catalog": bench.catalog, "check": bench.check, "explain": bench.explain, "save": bench.save,
+                 "dataset": bench.dataset, "rows": bench.rows}
+    routes: list[BaseRoute] = [Route(f"/api/workbench/{name}", _endpoint(handler, limits), methods=["POST"])
+                               for name, handler in endpoints.items()]
+    routes.append(Route("/workbench", _page, methods=["GET"]))
+    routes.append(Mount("/workbench/static", StaticFiles(directory=STATIC), name="workbench-static"))
+    return routes
