@@ -59,7 +59,8 @@ def check(compiler: Compiler, payload: tuple[Any, Any]) -> dict[str, Any]:
         out.update(report.to_dict(), range_text=report.describe_range())
         out["combo_ids"] = list(rule.combo_ids)
     else:
-        out.update(score_range=None, combos=[], always_fails=True, blanks_needed=None, reads_all_blanks=None)
+        out.update(blanks_needed=None, reads_all_blanks=None, always_fails=True, score_range=None, combos=[],
+                   range_text=None, combo_ids=[])
     return finite(out)
 
 

@@ -10,13 +10,15 @@ event loop only waits. A dataset is scored as a background job of the pool (it t
 turns with the tasks); :class:`Workbench` keeps the last :data:`KEEP` scorings, by
 dataset and rule version, so paging through a 100,000-answer dataset never scores it
 again, and answers 202 ``{"status": "running"}`` while a scoring takes longer than
-:data:`WAIT` seconds (the page asks again).
+:data:`WAIT` seconds (the page asks again). A scoring nobody has asked about for
+:data:`ABANDONED` seconds (its page moved on to a newer rule) is stopped.
 """
 from __future__ import annotations
 
 import asyncio
 import hashlib
 import logging
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,16 +40,18 @@ from .analysis import LISTS, Scored, page
 if TYPE_CHECKING:
     from ..api import Api
 
-__all__ = ["Workbench", "workbench_routes", "STATIC", "KEEP", "WAIT", "DATASET_TIME", "PAGE_SIZE"]
+__all__ = ["Workbench", "workbench_routes", "STATIC", "KEEP", "WAIT", "ABANDONED", "DATASET_TIME", "PAGE_SIZE"]
 
 #: The page and its scripts and styles.
 STATIC = Path(__file__).resolve().parent / "static"
 #: Scored datasets kept (by dataset and rule version), the least recently used dropped first.
 KEEP = 8
-#: Scorings running at once; a newer one stops the oldest (an author typing fast).
-RUNNING = 2
+#: Seconds after which a scoring nobody asks about any more is stopped.
+ABANDONED = 3.0
+#: Scorings kept running at once at most; past it the one asked about least lately is stopped.
+RUNNING = 8
 #: Seconds a dataset request waits for its scoring before answering 202.
-WAIT = 1.0
+WAIT = 2.5
 #: Wall-time budget (seconds) of scoring one dataset in a worker.
 DATASET_TIME = 60.0
 #: Rows per page, by default and at most.
@@ -118,7 +122,8 @@ class Workbench:
         self.keep = keep
         self.dataset_time = dataset_time
         self.done: OrderedDict[tuple, _Entry] = OrderedDict()
-        self.running: OrderedDict[tuple, asyncio.Future] = OrderedDict()
+        self.running: dict[tuple, asyncio.Future] = {}
+        self.asked: dict[tuple, float] = {}  # when each running scoring was last asked about
 
     async def _job(self, kind: str, payload: Any, **options: Any) -> Any:
         status, reply = await run_job(self.pool, kind, payload, **options)
@@ -219,19 +224,31 @@ class Workbench:
         if key in self.done:
             self.done.move_to_end(key)
             return self.done[key]
+        self.asked[key] = time.monotonic()
         task = self.running.get(key)
         if task is None:
             task = asyncio.ensure_future(self._score(key, name, rule, meta))
             task.add_done_callback(lambda t, key=key: self._finished(key, t))
             self.running[key] = task
-            while len(self.running) > RUNNING:
-                _, oldest = self.running.popitem(last=False)
-                oldest.cancel()
+        self._stop_abandoned()
         done, _ = await asyncio.wait({task}, timeout=WAIT)
-        if not done or task.cancelled():  # still scoring, or stopped for a newer one: ask again
+        if not done or task.cancelled():  # still scoring, or stopped meanwhile: ask again
             return None
-        self.running.pop(key, None)
+        self._forget(key)
         return task.result()
+
+    def _stop_abandoned(self) -> None:
+        """Stop the scorings nobody asked about lately, and the least asked past :data:`RUNNING`."""
+        now = time.monotonic()
+        by_age = sorted(self.running, key=lambda k: self.asked.get(k, 0.0))
+        for index, key in enumerate(by_age):
+            if now - self.asked.get(key, 0.0) > ABANDONED or index < len(by_age) - RUNNING:
+                self.running[key].cancel()
+                self._forget(key)
+
+    def _forget(self, key: tuple) -> None:
+        self.running.pop(key, None)
+        self.asked.pop(key, None)
 
     async def _score(self, key: tuple, name: str, rule: Any, meta: tuple) -> _Entry:
         kept = [entry.data for other, entry in self.done.items() if other[:-1] == key[:-1]]
@@ -249,7 +266,7 @@ class Workbench:
         if task.cancelled():
             return
         if task.exception() is None:  # kept; a failure stays in ``running`` for the next request to see
-            self.running.pop(key, None)
+            self._forget(key)
             self.done[key] = task.result()
             while len(self.done) > self.keep:
                 self.done.popitem(last=False)

@@ -1,103 +1,10 @@
 // The rule workbench of `coscore app` (docs/workbench.md): plain JavaScript, no library.
 // Every text from the server is put in the page as text (textContent), never as HTML.
-(function () {
-    'use strict';
+import {WORDS} from './words.js';
+import {confusionFigure, distributionFigure} from './figures.js';
 
-    // -- words, in Chinese and English (the language the original pages chose is kept) -------
-    const WORDS = {
-        zh: {
-            'title': '规则工作台', 'nav.home': '首页', 'nav.data': '数据', 'nav.rules': '规则', 'nav.tasks': '任务',
-            'editor.title': '规则编辑器', 'editor.stored': '已保存的规则', 'editor.new': '（新规则）',
-            'editor.name': '规则名称', 'editor.prompt': '评分说明', 'editor.json': '规则（JSON）',
-            'editor.format': '整理格式', 'editor.save': '保存规则',
-            'check.checking': '检查中……', 'check.ok': '没有问题', 'check.problems': '{e} 个错误，{w} 个警告',
-            'combo.word': '组合', 'list.sep': '、',
-            'check.failed': '检查失败：{m}', 'check.empty': '在上面输入规则的 JSON',
-            'diag.error': '错误', 'diag.warning': '警告', 'diag.column': '第 {c} 列',
-            'range.none': '每个答案都会出错：没有得分', 'range.exactly': '得分正好在 {lo}–{hi} 之间',
-            'range.within': '得分在 {lo}–{hi} 范围内', 'range.blanks': '需要 {n} 个空', 'range.all': '读取所有空（\'*\'）',
-            'combo.logic': '逻辑，{s} 分', 'combo.value': '数值 × {s}', 'combo.always': '总是贡献 {v}',
-            'combo.gives': '贡献 {v}', 'combo.range': '贡献 {lo}–{hi}', 'combo.any': '贡献任意数值',
-            'combo.atleast': '至少贡献 {v}', 'combo.atmost': '至多贡献 {v}', 'or': ' 或 ',
-            'type.number': '数值', 'type.bool': '布尔', 'type.str': '文本', 'type.unknown': '未知',
-            'save.noname': '请先填写规则名称', 'save.errors': '规则有错误，不能保存', 'save.saving': '保存中……',
-            'save.done': '已保存“{n}”', 'save.failed': '未保存：{m}', 'save.stale': '等待检查完成',
-            'tester.title': '答案测试', 'tester.blank': '第 {n} 空', 'tester.add': '添加一空', 'tester.remove': '去掉一空',
-            'tester.score': '得分', 'tester.error': '出错：{m}', 'tester.norule': '规则无法编译，不能测试',
-            'tester.working': '计算中……', 'tester.combo': '组合', 'tester.expression': '表达式',
-            'tester.exprvalue': '表达式的值', 'tester.contribution': '贡献', 'tester.calls': '原子调用',
-            'tester.omitted': '另有 {n} 个调用未列出', 'tester.cut': '（共 {n} 个字符，只显示开头）',
-            'tester.none': '（没有原子调用）', 'hit': '命中', 'miss': '未命中',
-            'ev.em': '与关键词“{k}”完全相同', 'ev.emnone': '与任何关键词都不相同',
-            'ev.sm': '第 {g} 组：{s}', 'ev.counted': '计入', 'ev.excluded': '排除', 'ev.removed': '删去',
-            'ev.absent': '未出现', 'ev.empty': '空选项', 'ev.unreached': '未检查',
-            'ev.best': '最佳关键词“{k}”：{n}/{d} = {s}，阈值 {t}', 'ev.nokeys': '没有关键词',
-            'ev.unaligned': '文本过长，未标出对齐', 'ev.key': '关键词：',
-            'data.title': '数据集', 'data.pick': '选择数据集', 'data.choose': '（选择一个数据集）',
-            'data.items': '{n} 条', 'data.scoring': '评分中…… {s} 秒', 'data.done': '{n} 个答案，{t} 秒内评完（工作进程 {w} 秒）',
-            'data.norule': '规则有错误：修正后才能给数据集评分', 'data.failed': '评分失败：{m}',
-            'data.confusion': '混淆矩阵（行：教师评分，列：规则得分）', 'data.distributions': '分数分布',
-            'data.disagreements': '规则与教师评分分歧最大的答案', 'data.distinct': '不同的答案（按出现次数）',
-            'data.unlabelled': '这个数据集没有教师评分：只显示规则得分的分布', 'data.nomarks': '没有既有评分又有得分的答案',
-            'data.failedrows': '{n} 个答案无法评分', 'data.open': '点击在答案测试中打开',
-            'fig.qwk': 'QWK', 'fig.exact_agreement': '完全一致', 'fig.adjacent_agreement': '相邻一致（±1）',
-            'fig.kappa': 'Kappa（不加权）', 'fig.pearson_r': 'Pearson r', 'fig.smd': '标准化均值差', 'fig.rmse': 'RMSE',
-            'fig.mean_human': '教师评分均值', 'fig.mean_pred': '规则得分均值', 'fig.n': '参与比较的答案',
-            'fig.ci': '95% 区间 {lo} – {hi}', 'fig.note': '区间：对混淆矩阵重抽样 {r} 次（bootstrap，种子 {s}）',
-            'legend.marks': '教师评分', 'legend.scores': '规则得分', 'axis.mark': '教师评分', 'axis.score': '规则得分',
-            'col.row': '行', 'col.answer': '答案', 'col.mark': '教师评分', 'col.score': '规则得分', 'col.gap': '相差',
-            'col.count': '次数', 'col.mean': '平均教师评分',
-            'pager.prev': '上一页', 'pager.next': '下一页', 'pager.of': '第 {p} / {n} 页，共 {t} 条', 'pager.none': '没有',
-            'language': 'EN'
-        },
-        en: {
-            'title': 'Rule workbench', 'nav.home': 'Home', 'nav.data': 'Data', 'nav.rules': 'Rules', 'nav.tasks': 'Tasks',
-            'editor.title': 'Rule editor', 'editor.stored': 'Stored rules', 'editor.new': '(new rule)',
-            'editor.name': 'Rule name', 'editor.prompt': 'Scoring notes', 'editor.json': 'Rule (JSON)',
-            'editor.format': 'Tidy', 'editor.save': 'Save rule',
-            'check.checking': 'Checking…', 'check.ok': 'No problems', 'check.problems': '{e} error{es}, {w} warning{ws}',
-            'combo.word': 'combo', 'list.sep': ', ',
-            'check.failed': 'Could not check: {m}', 'check.empty': 'Type the rule\'s JSON above',
-            'diag.error': 'error', 'diag.warning': 'warning', 'diag.column': 'column {c}',
-            'range.none': 'every answer fails: no score', 'range.exactly': 'scores exactly {lo}–{hi}',
-            'range.within': 'scores within {lo}–{hi}', 'range.blanks': 'needs {n} blank{ns}', 'range.all': 'reads all blanks (\'*\')',
-            'combo.logic': 'logic, {s}', 'combo.value': 'value × {s}', 'combo.always': 'always contributes {v}',
-            'combo.gives': 'contributes {v}', 'combo.range': 'contributes {lo}–{hi}', 'combo.any': 'contributes any number',
-            'combo.atleast': 'contributes at least {v}', 'combo.atmost': 'contributes at most {v}', 'or': ' or ',
-            'type.number': 'number', 'type.bool': 'bool', 'type.str': 'text', 'type.unknown': 'unknown',
-            'save.noname': 'Give the rule a name first', 'save.errors': 'The rule has errors: it cannot be saved',
-            'save.saving': 'Saving…', 'save.done': 'Saved “{n}”', 'save.failed': 'Not saved: {m}', 'save.stale': 'Waiting for the check',
-            'tester.title': 'Answer tester', 'tester.blank': 'Blank {n}', 'tester.add': 'Add a blank', 'tester.remove': 'Remove a blank',
-            'tester.score': 'Score', 'tester.error': 'Error: {m}', 'tester.norule': 'The rule does not compile: nothing to test',
-            'tester.working': 'Scoring…', 'tester.combo': 'Combo', 'tester.expression': 'Expression',
-            'tester.exprvalue': 'Its value', 'tester.contribution': 'Contributes', 'tester.calls': 'Atom calls',
-            'tester.omitted': '{n} more calls not listed', 'tester.cut': '({n} characters; the start is shown)',
-            'tester.none': '(no atom calls)', 'hit': 'hit', 'miss': 'miss',
-            'ev.em': 'equal to the key “{k}”', 'ev.emnone': 'equal to no key',
-            'ev.sm': 'group {g}: {s}', 'ev.counted': 'counted', 'ev.excluded': 'excluded', 'ev.removed': 'removed',
-            'ev.absent': 'absent', 'ev.empty': 'empty option', 'ev.unreached': 'not reached',
-            'ev.best': 'best key “{k}”: {n}/{d} = {s}, threshold {t}', 'ev.nokeys': 'no keys',
-            'ev.unaligned': 'text too long to mark the alignment', 'ev.key': 'key: ',
-            'data.title': 'Datasets', 'data.pick': 'Dataset', 'data.choose': '(choose a dataset)',
-            'data.items': '{n} answers', 'data.scoring': 'Scoring… {s} s', 'data.done': '{n} answers scored in {t} s (worker {w} s)',
-            'data.norule': 'The rule has errors: fix them to score a dataset', 'data.failed': 'Scoring failed: {m}',
-            'data.confusion': 'Confusion matrix (rows: teacher\'s mark, columns: rule\'s score)',
-            'data.distributions': 'Distributions', 'data.disagreements': 'Answers where the rule and the mark differ most',
-            'data.distinct': 'Distinct answers (most frequent first)',
-            'data.unlabelled': 'This dataset has no marks: only the distribution of the scores is shown',
-            'data.nomarks': 'No answer has both a mark and a score', 'data.failedrows': '{n} answers cannot be scored',
-            'data.open': 'Click to open it in the answer tester',
-            'fig.qwk': 'QWK', 'fig.exact_agreement': 'Exact agreement', 'fig.adjacent_agreement': 'Adjacent agreement (±1)',
-            'fig.kappa': 'Kappa (unweighted)', 'fig.pearson_r': 'Pearson r', 'fig.smd': 'SMD', 'fig.rmse': 'RMSE',
-            'fig.mean_human': 'Mean mark', 'fig.mean_pred': 'Mean score', 'fig.n': 'Answers compared',
-            'fig.ci': '95 % interval {lo} – {hi}', 'fig.note': 'Intervals: {r} bootstrap resamples of the confusion matrix (seed {s})',
-            'legend.marks': 'teacher\'s marks', 'legend.scores': 'rule\'s scores', 'axis.mark': 'mark', 'axis.score': 'score',
-            'col.row': 'Row', 'col.answer': 'Answer', 'col.mark': 'Mark', 'col.score': 'Score', 'col.gap': 'Gap',
-            'col.count': 'Count', 'col.mean': 'Mean mark',
-            'pager.prev': 'Previous', 'pager.next': 'Next', 'pager.of': 'page {p} of {n}, {t} rows', 'pager.none': 'none',
-            'language': '中文'
-        }
-    };
+(function () {
+
     let lang = localStorage.getItem('lang') === 'EN' ? 'en' : 'zh';
 
     function t(key, vars) {
@@ -510,81 +417,14 @@
     // -- the dataset view ----------------------------------------------------------------------
     const PAGE = 20;
 
-    function svg(tag, attrs, children) {
-        const node = document.createElementNS('http://www.w3.org/2000/svg', tag);
-        Object.keys(attrs || {}).forEach(function (name) {
-            if (name === 'text') node.textContent = attrs[name];
-            else node.setAttribute(name, attrs[name]);
-        });
-        (children || []).forEach(function (child) { node.appendChild(child); });
-        return node;
-    }
-
-    function short(n) {  // 4417 -> 4.4k: fits a cell
-        if (n < 1000) return String(n);
-        return n < 10000 ? (n / 1000).toFixed(1) + 'k' : Math.round(n / 1000) + 'k';
-    }
-
     function drawConfusion(matrix) {
         const box = clear($('confusion'));
-        if (!matrix) return;
-        const cell = 26, left = 40, top = 30, size = matrix.length;
-        const most = Math.max(1, Math.max.apply(null, matrix.map(function (row) { return Math.max.apply(null, row); })));
-        const figure = svg('svg', {viewBox: '0 0 ' + (left + cell * size + 10) + ' ' + (top + cell * size + 10),
-            role: 'img', 'aria-label': t('data.confusion')});
-        figure.appendChild(svg('text', {x: left + cell * size / 2, y: 10, 'text-anchor': 'middle', text: t('axis.score') + ' →'}));
-        figure.appendChild(svg('text', {x: 10, y: top + cell * size / 2, 'text-anchor': 'middle',
-            transform: 'rotate(-90 10 ' + (top + cell * size / 2) + ')', text: t('axis.mark') + ' →'}));
-        for (let i = 0; i < size; i++) {
-            figure.appendChild(svg('text', {x: left + cell * i + cell / 2, y: top - 5, 'text-anchor': 'middle', text: String(i)}));
-            figure.appendChild(svg('text', {x: left - 6, y: top + cell * i + cell / 2 + 3, 'text-anchor': 'end', text: String(i)}));
-            for (let j = 0; j < size; j++) {
-                const cellCount = matrix[i][j];
-                const share = cellCount ? 0.12 + 0.88 * Math.log(1 + cellCount) / Math.log(1 + most) : 0;
-                const rect = svg('rect', {x: left + cell * j, y: top + cell * i, width: cell - 1, height: cell - 1,
-                    fill: cellCount ? 'rgba(0,165,142,' + share.toFixed(3) + ')' : '#f4f6f8',
-                    stroke: i === j ? '#1f2933' : 'none', 'stroke-width': i === j ? 1 : 0});
-                rect.appendChild(svg('title', {text: t('axis.mark') + ' ' + i + ', ' + t('axis.score') + ' ' + j + ': ' + count(cellCount)}));
-                figure.appendChild(rect);
-                if (cellCount) {
-                    figure.appendChild(svg('text', {x: left + cell * j + cell / 2, y: top + cell * i + cell / 2 + 3,
-                        'text-anchor': 'middle', fill: share > 0.6 ? '#fff' : '#1f2933', text: short(cellCount)}));
-                }
-            }
-        }
-        box.appendChild(figure);
+        if (matrix) box.appendChild(confusionFigure(matrix, t, count));
     }
 
     function drawDistributions(d) {
         const box = clear($('distributions'));
-        if (!d) return;
-        const series = [{values: d.scores, color: '#00a58e', name: t('legend.scores')}];
-        if (d.marks) series.unshift({values: d.marks, color: '#7c8ea3', name: t('legend.marks')});
-        const width = 360, height = 200, left = 36, bottom = 24, top = 24;
-        const most = Math.max(1, Math.max.apply(null, series.map(function (s) { return Math.max.apply(null, s.values); })));
-        const slot = (width - left - 10) / d.scale.length;
-        const bar = (slot - 4) / series.length;
-        const figure = svg('svg', {viewBox: '0 0 ' + width + ' ' + (height + top), role: 'img', 'aria-label': t('data.distributions')});
-        [0, 0.5, 1].forEach(function (f) {
-            const y = top + (height - bottom) * (1 - f);
-            figure.appendChild(svg('line', {x1: left, x2: width - 10, y1: y, y2: y, stroke: '#d9dee3'}));
-            figure.appendChild(svg('text', {x: left - 4, y: y + 3, 'text-anchor': 'end', text: String(Math.round(most * f))}));
-        });
-        d.scale.forEach(function (level, k) {
-            series.forEach(function (s, m) {
-                const h = (height - bottom) * s.values[k] / most;
-                const rect = svg('rect', {x: left + slot * k + 2 + bar * m, y: top + height - bottom - h, width: Math.max(bar - 1, 1),
-                    height: h, fill: s.color});
-                rect.appendChild(svg('title', {text: s.name + ' ' + level + ': ' + s.values[k]}));
-                figure.appendChild(rect);
-            });
-            figure.appendChild(svg('text', {x: left + slot * k + slot / 2, y: top + height - bottom + 14, 'text-anchor': 'middle', text: String(level)}));
-        });
-        series.forEach(function (s, m) {
-            figure.appendChild(svg('rect', {x: left + 8 + m * 130, y: 4, width: 10, height: 10, fill: s.color}));
-            figure.appendChild(svg('text', {x: left + 22 + m * 130, y: 13, text: s.name}));
-        });
-        box.appendChild(figure);
+        if (d) box.appendChild(distributionFigure(d, t, count));
     }
 
     function figureBox(name, estimate, format, verdict) {
@@ -703,7 +543,7 @@
             if (seq !== state.datasetSeq) return;
             if (reply.status === 202) {
                 setStatus($('dataset-status'), t('data.scoring', {s: ((performance.now() - began) / 1000).toFixed(1)}));
-                await sleep(150);
+                await sleep(100);
                 if (seq !== state.datasetSeq) return;
                 continue;
             }
