@@ -19,7 +19,7 @@ import coscore  # noqa: E402
 from coscore.expr.types import check_rule  # noqa: E402
 from coscore.report import agreement, disagreement_order  # noqa: E402
 from coscore.webapp import create_app  # noqa: E402
-from coscore.webapp.workbench import routes  # noqa: E402
+from coscore.webapp.workbench import scorings  # noqa: E402
 from webapp_support import APP_DIR, copy_database  # noqa: E402
 
 DEMO = Path(__file__).resolve().parents[1] / "coscore" / "data" / "demo"
@@ -186,7 +186,7 @@ def test_a_dataset_scored_agrees_with_coscore_report(client):
 
 def test_pages_come_from_the_kept_scoring(client, monkeypatch):
     body = {"dataset": "test 2", "rule": LANE_TEXT}
-    monkeypatch.setattr(routes, "WAIT", 0.0)
+    monkeypatch.setattr(scorings, "WAIT", 0.0)
     scored(client, body)  # 202 first, then done
     status, page = post(client, "rows", {**body, "list": "disagreements", "page": 2, "size": 10})
     assert status == 200 and page["page"] == 2 and len(page["rows"]) == 10 and page["pages"] == 6
@@ -260,26 +260,26 @@ def test_a_scoring_nobody_asks_about_is_stopped(monkeypatch):
     from types import SimpleNamespace
 
     store = SimpleNamespace(read=lambda sql, params=(): [("2025-01-01 00:00:00", "3", "labeled")])
-    bench = routes.Workbench(SimpleNamespace(store=store, pool=SimpleNamespace(cancel=lambda group: None)))
-    monkeypatch.setattr(routes, "WAIT", 0.01)
-    monkeypatch.setattr(routes, "ABANDONED", 0.1)
+    kept = scorings.Scorings(store, SimpleNamespace(cancel=lambda group: None))
+    monkeypatch.setattr(scorings, "WAIT", 0.01)
+    monkeypatch.setattr(scorings, "ABANDONED", 0.1)
     started: list[str] = []
 
     async def slow(key, name, rule, meta):
         started.append(rule)
         await asyncio.sleep(30)
 
-    monkeypatch.setattr(bench, "_score", slow)
+    monkeypatch.setattr(kept, "_score", slow)
 
     async def scenario():
-        assert await bench._scored("d", "rule 1") is None  # 202: still scoring
-        first = next(iter(bench.running.values()))
-        assert await bench._scored("d", "rule 1") is None and len(started) == 1  # asked again: the same one
+        assert await kept.get("d", "rule 1") is None  # still scoring
+        first = next(iter(kept.running.values()))
+        assert await kept.get("d", "rule 1") is None and len(started) == 1  # asked again: the same one
         await asyncio.sleep(0.2)
-        assert await bench._scored("d", "rule 2") is None  # the page moved on
+        assert await kept.get("d", "rule 2") is None  # the page moved on
         await asyncio.sleep(0)
-        assert first.cancelled() and len(bench.running) == 1 and started == ["rule 1", "rule 2"]
-        for task in bench.running.values():
+        assert first.cancelled() and len(kept.running) == 1 and started == ["rule 1", "rule 2"]
+        for task in kept.running.values():
             task.cancel()
 
     asyncio.run(scenario())

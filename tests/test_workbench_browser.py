@@ -116,6 +116,8 @@ def _type_rule(driver, rule: dict) -> None:
 def test_the_workbench_walk(browser, app, artefacts):
     browser.get(f"{app.url}/workbench")
     _wait(browser, lambda d: len(Select(_testid(d, "dataset-select")).options) > 5)
+    assert browser.find_element(By.ID, "editor-title").text == "规则编辑器"  # Chinese first, as the original pages
+    browser.save_screenshot(str(artefacts / "0-chinese.png"))
     _testid(browser, "language").click()  # English: the words below are the English ones
     _wait(browser, lambda d: d.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en")
     browser.save_screenshot(str(artefacts / "1-open.png"))

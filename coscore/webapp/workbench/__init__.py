@@ -8,7 +8,8 @@ matched (as ``coscore explain`` finds them), and scores a stored dataset to see 
 agreement with the teachers' marks and the answers the rule gets most wrong.
 
 - :mod:`.routes`: the page and the ``/api/workbench/…`` endpoints (docs/workbench.md);
-- :mod:`.jobs`: what the endpoints ask of the worker processes;
+- :mod:`.jobs`: what the endpoints ask of the worker processes; :mod:`.scorings`: datasets
+  scored in the background and kept by rule version;
 - :mod:`.where`, :mod:`.evidence`, :mod:`.analysis`: diagnostics placed in the rule's
   text, answers explained with marks, datasets scored and paged;
 - ``static/``: the page, its script and its styles (plain HTML, JavaScript and CSS).

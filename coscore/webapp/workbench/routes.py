@@ -6,21 +6,13 @@ Every endpoint takes a JSON object (``Content-Type: application/json``; anything
 415) read under the app's body limits, and answers JSON; a bad request is a 4xx
 ``{"error": ...}``. Checking, explaining and scoring run in the app's worker processes
 (:mod:`.jobs`) under the pool's time and memory budgets, database reads in threads: the
-event loop only waits. A dataset is scored as a background job of the pool (it takes
-turns with the tasks); :class:`Workbench` keeps the last :data:`KEEP` scorings, by
-dataset and rule version, so paging through a 100,000-answer dataset never scores it
-again, and answers 202 ``{"status": "running"}`` while a scoring takes longer than
-:data:`WAIT` seconds (the page asks again). A scoring nobody has asked about for
-:data:`ABANDONED` seconds (its page moved on to a newer rule) is stopped.
+event loop only waits. Datasets are scored in the background and kept (:mod:`.scorings`):
+while a scoring goes on, ``dataset`` and ``rows`` answer 202 ``{"status": "running"}``
+and the page asks again.
 """
 from __future__ import annotations
 
-import asyncio
-import hashlib
 import logging
-import time
-from collections import OrderedDict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
@@ -35,40 +27,22 @@ from ...http.app import run_job
 from ...http.bodies import Body, BodyLimits, json_object, read_body
 from ...http.responses import ApiError, error_response, json_bytes, json_response
 from ...rulecache import rule_key
-from .analysis import LISTS, Scored, page
+from .analysis import LISTS, page
+from .scorings import Scorings
 
 if TYPE_CHECKING:
     from ..api import Api
 
-__all__ = ["Workbench", "workbench_routes", "STATIC", "KEEP", "WAIT", "ABANDONED", "DATASET_TIME", "PAGE_SIZE"]
+__all__ = ["Workbench", "workbench_routes", "STATIC", "PAGE_SIZE", "MAX_PAGE_SIZE", "MAX_BLANKS"]
 
 #: The page and its scripts and styles.
 STATIC = Path(__file__).resolve().parent / "static"
-#: Scored datasets kept (by dataset and rule version), the least recently used dropped first.
-KEEP = 8
-#: Seconds after which a scoring nobody asks about any more is stopped.
-ABANDONED = 3.0
-#: Scorings kept running at once at most; past it the one asked about least lately is stopped.
-RUNNING = 8
-#: Seconds a dataset request waits for its scoring before answering 202.
-WAIT = 2.5
-#: Wall-time budget (seconds) of scoring one dataset in a worker.
-DATASET_TIME = 60.0
 #: Rows per page, by default and at most.
 PAGE_SIZE, MAX_PAGE_SIZE = 20, 500
 #: The longest answer (blanks) the tester explains.
 MAX_BLANKS = 100
 
 _log = logging.getLogger("coscore.webapp")
-
-
-@dataclass
-class _Entry:
-    """A dataset scored by one rule version, with the text its rows are read from."""
-
-    scored: Scored
-    data: str
-    version: str
 
 
 def _text(data: dict, key: str) -> str:
@@ -106,24 +80,15 @@ def _blanks(value: Any) -> Any:
     return counts[0] if len(counts) == 1 else [min(counts), max(counts)]
 
 
-def _version(rule: Any) -> str:
-    """A short name of a rule's version: the SHA-256 of its canonical text."""
-    return hashlib.sha256((rule_key(rule) or "").encode("utf-8", "surrogatepass")).hexdigest()[:16]
-
-
 class Workbench:
     """The endpoints (``async``; see the module's description) of one app: its ``api``
     (:class:`coscore.webapp.api.Api`: the database and the worker pool)."""
 
-    def __init__(self, api: "Api", keep: int = KEEP, dataset_time: float = DATASET_TIME):
+    def __init__(self, api: "Api", scorings: Scorings | None = None):
         self.api = api
         self.store = api.store
         self.pool = api.pool
-        self.keep = keep
-        self.dataset_time = dataset_time
-        self.done: OrderedDict[tuple, _Entry] = OrderedDict()
-        self.running: dict[tuple, asyncio.Future] = {}
-        self.asked: dict[tuple, float] = {}  # when each running scoring was last asked about
+        self.scorings = scorings if scorings is not None else Scorings(api.store, api.pool)
 
     async def _job(self, kind: str, payload: Any, **options: Any) -> Any:
         status, reply = await run_job(self.pool, kind, payload, **options)
@@ -185,7 +150,7 @@ class Workbench:
         the first page of each list; 202 ``{"status": "running"}`` while it is scored."""
         name, rule = _text(data, "dataset"), _rule(data)
         size = _integer(data, "size", PAGE_SIZE, 1, MAX_PAGE_SIZE)
-        entry = await self._scored(name, rule)
+        entry = await self.scorings.get(name, rule)
         if entry is None:
             return json_response({"status": "running", "dataset": name}, 202)
         lists = await run_in_threadpool(lambda: {w: page(entry.scored, entry.data, w, 0, size) for w in LISTS})
@@ -198,79 +163,10 @@ class Workbench:
             raise ApiError(400, f"'list' must be {' or '.join(map(repr, LISTS))}, not {which!r}"[:200])
         number = _integer(data, "page", 0, 0, 10**9)
         size = _integer(data, "size", PAGE_SIZE, 1, MAX_PAGE_SIZE)
-        entry = await self._scored(name, rule)
+        entry = await self.scorings.get(name, rule)
         if entry is None:
             return json_response({"status": "running", "dataset": name}, 202)
         return await run_in_threadpool(page, entry.scored, entry.data, which, number, size)
-
-    def _meta(self, name: str) -> tuple:
-        rows = self.store.read("SELECT create_time, length, type FROM data WHERE name = ?", (name,))
-        if not rows:
-            raise ApiError(404, f"no dataset named {name!r}")
-        return rows[0]
-
-    def _data(self, name: str, meta: tuple) -> str:
-        rows = self.store.read("SELECT data FROM data WHERE name = ? AND create_time IS ? AND length IS ?",
-                               (name, meta[0], meta[1]))
-        if not rows or not isinstance(rows[0][0], str):
-            raise ApiError(409, f"the dataset {name!r} changed while it was read; try again")
-        return rows[0][0]
-
-    async def _scored(self, name: str, rule: Any) -> _Entry | None:
-        """The dataset scored by ``rule``: kept, or scored now; ``None`` while that takes
-        longer than :data:`WAIT` (it goes on in the background)."""
-        meta = await run_in_threadpool(self._meta, name)
-        key = (name, *meta, rule_key(rule))
-        if key in self.done:
-            self.done.move_to_end(key)
-            return self.done[key]
-        self.asked[key] = time.monotonic()
-        task = self.running.get(key)
-        if task is None:
-            task = asyncio.ensure_future(self._score(key, name, rule, meta))
-            task.add_done_callback(lambda t, key=key: self._finished(key, t))
-            self.running[key] = task
-        self._stop_abandoned()
-        done, _ = await asyncio.wait({task}, timeout=WAIT)
-        if not done or task.cancelled():  # still scoring, or stopped meanwhile: ask again
-            return None
-        self._forget(key)
-        return task.result()
-
-    def _stop_abandoned(self) -> None:
-        """Stop the scorings nobody asked about lately, and the least asked past :data:`RUNNING`."""
-        now = time.monotonic()
-        by_age = sorted(self.running, key=lambda k: self.asked.get(k, 0.0))
-        for index, key in enumerate(by_age):
-            if now - self.asked.get(key, 0.0) > ABANDONED or index < len(by_age) - RUNNING:
-                self.running[key].cancel()
-                self._forget(key)
-
-    def _forget(self, key: tuple) -> None:
-        self.running.pop(key, None)
-        self.asked.pop(key, None)
-
-    async def _score(self, key: tuple, name: str, rule: Any, meta: tuple) -> _Entry:
-        kept = [entry.data for other, entry in self.done.items() if other[:-1] == key[:-1]]
-        text = kept[0] if kept else await run_in_threadpool(self._data, name, meta)  # one copy per dataset
-        group = ("workbench", _version(rule), name)
-        try:
-            scored = await self._job("workbench.dataset", (rule, text, meta[1], meta[2] == "labeled"), group=group,
-                                     timeout=self.dataset_time, affinity=rule_key(rule))
-        except asyncio.CancelledError:
-            self.pool.cancel(group)
-            raise
-        return _Entry(scored, text, _version(rule))
-
-    def _finished(self, key: tuple, task: asyncio.Future) -> None:
-        if task.cancelled():
-            return
-        if task.exception() is None:  # kept; a failure stays in ``running`` for the next request to see
-            self._forget(key)
-            self.done[key] = task.result()
-            while len(self.done) > self.keep:
-                self.done.popitem(last=False)
-
 
 def _endpoint(handler: Callable[[dict], Awaitable[Any]], limits: BodyLimits) -> Callable[[Request], Awaitable[Response]]:
     """A ``POST /api/workbench/…`` route: a JSON object read under ``limits``, then ``handler``."""

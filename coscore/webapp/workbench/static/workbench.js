@@ -553,8 +553,10 @@ import {confusionFigure, distributionFigure} from './figures.js';
             }
             state.dataset = Object.assign({rule: rule}, reply.data);
             state.lists = {disagreements: reply.data.disagreements, distinct: reply.data.distinct};
-            if (reply.data.blanks && JSON.stringify(reply.data.blanks) !== JSON.stringify(state.datasetBlanks)) {
-                state.datasetBlanks = [reply.data.blanks.min, reply.data.blanks.max];
+            const blanks = reply.data.blanks ? [reply.data.blanks.min, reply.data.blanks.max] : null;
+            if (JSON.stringify(blanks) !== JSON.stringify(state.datasetBlanks)) {
+                state.datasetBlanks = blanks;  // check the rule against the blanks this data has
+                scheduleCheck();
             }
             drawDataset();
             const ms = performance.now() - began;
