@@ -103,7 +103,8 @@ class Workbench:
 
     def _catalog(self) -> dict:
         rows = self.store.read("SELECT name, description, type, length, create_time FROM data")
-        return {"rules": [{k: r[k] for k in ("name", "prompt", "rule", "created", "modified")} for r in self.store.rules()],
+        rules = [{k: r[k] for k in ("name", "prompt", "rule", "created", "modified")} for r in self.store.rules()]
+        return {"rules": rules,
                 "datasets": [{"name": r[0], "desc": r[1], "type": r[2], "count": r[3], "created": r[4]} for r in rows]}
 
     async def check(self, data: dict) -> dict:
@@ -168,7 +169,9 @@ class Workbench:
             return json_response({"status": "running", "dataset": name}, 202)
         return await run_in_threadpool(page, entry.scored, entry.data, which, number, size)
 
-def _endpoint(handler: Callable[[dict], Awaitable[Any]], limits: BodyLimits) -> Callable[[Request], Awaitable[Response]]:
+
+def _endpoint(handler: Callable[[dict], Awaitable[Any]],
+              limits: BodyLimits) -> Callable[[Request], Awaitable[Response]]:
     """A ``POST /api/workbench/…`` route: a JSON object read under ``limits``, then ``handler``."""
 
     async def endpoint(request: Request) -> Response:

@@ -118,9 +118,9 @@ def _character(text: str, value: _Value, column: int) -> tuple[int, int] | None:
             width = 2
             if text[i + 1] == "u":
                 width = 6
-                code = int(text[i + 2 : i + 6], 16)
-                if 0xD800 <= code < 0xDC00 and text[i + 6 : i + 8] == "\\u" and 0xDC00 <= int(text[i + 8 : i + 12], 16) < 0xE000:
-                    width = 12
+                high = 0xD800 <= int(text[i + 2 : i + 6], 16) < 0xDC00
+                if high and text[i + 6 : i + 8] == "\\u" and 0xDC00 <= int(text[i + 8 : i + 12], 16) < 0xE000:
+                    width = 12  # a surrogate pair: one character
         n += 1
         if n == column:
             return i, i + width
