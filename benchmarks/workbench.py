@@ -4,7 +4,8 @@
     python benchmarks/workbench.py --answers 20000 --repeats 3
 
 Starts ``coscore app`` on a fresh database (a temporary app folder: the workbench needs
-none of the original pages) with one labelled dataset of :func:`workloads.distinct`'s
+none of the original pages), gives its workers ``--settle`` seconds to start, adds one
+labelled dataset of :func:`workloads.distinct`'s
 lane-change answers (all distinct, so no scoring is saved by duplicates; marks 0-10 drawn
 with a fixed seed), then times, as the page does it:
 
@@ -60,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--answers", type=int, default=100_000, help="answers in the dataset (default 100,000)")
     parser.add_argument("--repeats", type=int, default=5, help="times each figure is measured (default 5)")
+    parser.add_argument("--settle", type=float, default=3.0, help="seconds given to the app's workers to start "
+                        "before the first request (default 3)")
     args = parser.parse_args(argv)
 
     marks = random.Random(28)
@@ -72,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         (folder / "templates").mkdir(parents=True)
         (folder / "static").mkdir()
         process, url = start_app(folder, Path(tmp) / "database.db")
+        time.sleep(args.settle)  # the workers start with the app: give them the time a user takes to open the page
         try:
             with httpx.Client(base_url=url, timeout=600) as http:
                 http.post("/api/createData", json={"name": "bench", "desc": "benchmark", "type": "labeled",

@@ -22,7 +22,7 @@ from ...expr.types import check_rule
 from ...http.responses import ApiError, finite
 from ...http.rules import Compiler
 from ..tasks import TaskFailed
-from .analysis import Scored, score_dataset
+from .analysis import Scored, score_dataset, warm
 from .evidence import explanation_json
 from .where import json_error_place, locate
 
@@ -90,7 +90,9 @@ def score(compiler: Compiler, payload: tuple[Any, str, Any, bool]) -> Scored:
 
 
 def workbench_jobs(compiler: Compiler) -> dict[str, Callable[[Any], Any]]:
-    """The workbench's jobs by kind, for a worker's job table (see :mod:`coscore.webapp.work`)."""
+    """The workbench's jobs by kind, for a worker's job table (see :mod:`coscore.webapp.work`);
+    called once in each worker as it starts, which loads what scoring a dataset needs."""
+    warm()
     return {"workbench.check": functools.partial(check, compiler),
             "workbench.explain": functools.partial(explain_answer, compiler),
             "workbench.dataset": functools.partial(score, compiler)}
