@@ -5,7 +5,8 @@ keeping compiled rules by content, so a rule that ``saveRule`` compiled is not c
 again by ``createTask`` on the same worker. Jobs:
 
 - ``"testRule"``, the request body → the original ``/api/testRule`` answer (JSON bytes);
-- ``"compile"``, ``(rule text, what)`` → ``None``, or the 422 error naming every problem.
+- ``"compile"``, ``(rule text, what)`` → ``None``, or the 422 error naming every problem;
+- ``"workbench.*"``: the rule workbench's jobs (:mod:`.workbench.jobs`).
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ..diagnostics import RuleError
 from ..http.responses import ApiError, answer, json_bytes
 from ..http.rules import DEFAULT_CACHE_BYTES, DEFAULT_CACHE_SIZE, Compiler, test_rule
 from ..limits import DEFAULT_LIMITS, Limits
+from .workbench.jobs import workbench_jobs
 
 __all__ = ["AppWork", "handler"]
 
@@ -26,6 +28,7 @@ class AppWork:
                  limits: Limits = DEFAULT_LIMITS):
         self.compiler = Compiler(cache_size, cache_bytes, limits)
         self.jobs: dict[str, Callable[[Any], Any]] = {"testRule": self.test_rule, "compile": self.compile}
+        self.jobs.update(workbench_jobs(self.compiler))  # the workbench's check, explain and dataset jobs
 
     def handle(self, kind: str, payload: Any) -> tuple[int, Any, dict]:
         """Run one job: ``(status, reply, statistics of this worker)``."""
