@@ -2,9 +2,9 @@
 
 A chunk of blank columns (:class:`~coscore.pipeline.tables.BlankTable`) is cut into
 *units*: the rows of one group (one number of blanks), as many as the engine scores at a
-time. With one thread, a second thread reads ahead (:func:`~coscore.pipeline.stages.read_ahead`):
-it takes the next chunk from its source — for the command, the file reader parses it
-there — and reads each unit's texts in C without the GIL
+time. The read-ahead (:func:`~coscore.pipeline.stages.read_ahead`) runs in two stages, a
+thread each: one takes the next chunk from its source — for the command, the file reader
+parses it there — and the next reads each unit's texts in C without the GIL
 (:func:`coscore.engine.chunk.read_texts`), while this thread scores the unit before
 (:func:`coscore.engine.chunk.score_texts`). With more threads, each unit is read and
 scored on a thread of the pool (:func:`coscore.engine.schedule.in_order`). Each unit's
@@ -59,8 +59,8 @@ def score_table(plan: Plan, table: BlankTable, jobs: int = 1, chunk_size: int | 
     builder = BatchBuilder(plan.combo_ids, table.n_rows)
     units = list(_units(table, builder, chunk_size, threads))
     threads = threads if len(units) > 1 else 1
-    # the units are in memory: a read-ahead thread only reads their texts, for one scoring thread
-    for _ in _run(plan, units, threads, ahead=threads == 1 and len(units) > 1):
+    # the units are in memory: only their texts are read ahead, for one scoring thread
+    for _ in _run(plan, units, threads, texts_ahead=len(units) > 1, taken_ahead=False):
         pass
     return builder.batch()
 
@@ -82,7 +82,7 @@ def score_tables(plan: Plan, tables: Iterable[Any], jobs: int = 1) -> Iterator[B
             yield from _units(table, builder, 0, 1)
             yield _Done(builder)
 
-    for item in _run(plan, chunks(), threads, True):
+    for item in _run(plan, chunks(), threads, texts_ahead=True, taken_ahead=True):
         if isinstance(item, _Done):
             yield item.builder.batch()
 
@@ -99,10 +99,20 @@ def _units(table: BlankTable, builder: BatchBuilder, chunk_size: int | None, thr
             yield _Unit(columns, start, stop, part)
 
 
-def _run(plan: Plan, items: Iterable[Any], threads: int, ahead: bool) -> Iterator[Any]:
-    """Score each unit of ``items`` and pass every item on, in order. With ``ahead``, the
-    read-ahead thread takes ``items`` (and, for one scoring thread, reads their texts)."""
-    source = (read_ahead(_read(plan, items) if threads <= 1 else items)) if ahead else iter(items)
+def _run(plan: Plan, items: Iterable[Any], threads: int, texts_ahead: bool, taken_ahead: bool) -> Iterator[Any]:
+    """Score each unit of ``items`` and pass every item on, in order. The read-ahead runs
+    in stages, each a thread of its own (:func:`~coscore.pipeline.stages.read_ahead`): with
+    ``taken_ahead`` one takes ``items`` from their source (a file reader parses there);
+    with ``texts_ahead`` (one scoring thread) the next reads each unit's texts. Two stages
+    keep a reader that is busy parsing (Parquet) from holding the texts back."""
+    source: Any = iter(items)
+    stages = []
+    if taken_ahead:
+        source = read_ahead(source)
+        stages.append(source)
+    if texts_ahead and threads <= 1:
+        source = read_ahead(_read(plan, source))
+        stages.append(source)
     try:
         if threads <= 1:
             for item in source:
@@ -112,9 +122,8 @@ def _run(plan: Plan, items: Iterable[Any], threads: int, ahead: bool) -> Iterato
         else:
             yield from in_order(source, _scored(plan), threads)
     finally:
-        close = getattr(source, "close", None)
-        if close is not None:   # the read-ahead thread stops whenever this stops
-            close()
+        for stage in reversed(stages):   # every read-ahead thread stops whenever this stops
+            stage.close()
 
 
 def _scored(plan: Plan) -> Any:
