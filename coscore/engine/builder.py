@@ -62,8 +62,8 @@ class Part:
                 target[self.rows] = values if inverse is None else values[inverse]
             elif inverse is None:
                 target[self.start : self.start + self.size] = values
-            else:
-                np.take(values, inverse, out=target[self.start : self.start + self.size])
+            else:   # the inverse indexes are in range (the dedup's): no check needed
+                np.take(values, inverse, out=target[self.start : self.start + self.size], mode="clip")
 
     def put_outcome(self, i: int, outcome: Outcome) -> None:
         """Row ``i``'s results: an :class:`~coscore.results.Outcome`."""
