@@ -5,18 +5,70 @@ keeping compiled rules by content, so a rule that ``saveRule`` compiled is not c
 again by ``createTask`` on the same worker. Jobs:
 
 - ``"testRule"``, the request body → the original ``/api/testRule`` answer (JSON bytes);
-- ``"compile"``, ``(rule text, what)`` → ``None``, or the 422 error naming every problem.
+- ``"compile"``, ``(rule text, what, markup)`` → ``None``, or the 422 error naming every
+  problem; with ``markup``, 400 when testing the rule could show markup (:mod:`.markup`);
+- ``"chunk"``, ``(rule text, lines)`` → ``("ok", scores, logs, seconds)``: a task's
+  lines of data split into answers (:func:`answers_of`) and scored, as parts of the stored
+  ``result`` (:func:`.stored_result.result_parts`),
+  and the seconds it took; ``("failed", index, message)`` for the first answer that
+  cannot be scored; ``("invalid", message)`` when the rule does not compile.
 """
 from __future__ import annotations
 
+import time
+from collections.abc import Sequence
 from typing import Any, Callable
 
 from ..diagnostics import RuleError
 from ..http.responses import ApiError, answer, json_bytes
 from ..http.rules import DEFAULT_CACHE_BYTES, DEFAULT_CACHE_SIZE, Compiler, test_rule
 from ..limits import DEFAULT_LIMITS, Limits
+from ..rule import Rule
+from .markup import rule_markup
+from .stored_result import AnswerFailed, result_parts, score_answers
 
-__all__ = ["AppWork", "handler"]
+__all__ = ["AppWork", "TaskAnswers", "handler", "describe_rule_error", "answers_of", "score_lines"]
+
+
+class TaskAnswers(Sequence[list[str]]):
+    """The answers of a task: ``blanks``, a table of one Arrow column of lists of blanks
+    (what :meth:`coscore.Rule.score_many` scores); answer ``i`` is made a Python list only
+    when it is read (for a message, or to be scored again by the original's twin)."""
+
+    def __init__(self, blanks: Any):
+        self.blanks = blanks
+        self._lists = blanks.column(0)
+
+    def __len__(self) -> int:
+        return len(self._lists)
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return self._lists[index].as_py()
+
+
+def answers_of(lines: list[str]) -> TaskAnswers:
+    """The answers of a dataset's lines, split as the original splits them
+    (``line.split(',')[0].split('-')``: the text column, its blanks joined by ``-``), in
+    Arrow, at once."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..io.arrays import string_array
+    from ..io.legacy import blank_lists
+
+    texts = pc.list_element(pc.split_pattern(string_array(lines), ",", max_splits=1), 0)
+    return TaskAnswers(pa.table({"answers": blank_lists(texts)}))
+
+
+def describe_rule_error(exc: RuleError) -> str:
+    """One line per diagnostic: ``path, column N: message``."""
+    parts = []
+    for d in exc.diagnostics:
+        where = d.path + (f", column {d.column}" if d.column is not None else "")
+        parts.append(f"{where}: {d.message}")
+    return "; ".join(parts) or str(exc)
 
 
 class AppWork:
@@ -25,7 +77,8 @@ class AppWork:
     def __init__(self, cache_size: int = DEFAULT_CACHE_SIZE, cache_bytes: int | None = DEFAULT_CACHE_BYTES,
                  limits: Limits = DEFAULT_LIMITS):
         self.compiler = Compiler(cache_size, cache_bytes, limits)
-        self.jobs: dict[str, Callable[[Any], Any]] = {"testRule": self.test_rule, "compile": self.compile}
+        self.jobs: dict[str, Callable[[Any], Any]] = {"testRule": self.test_rule, "compile": self.compile,
+                                                      "chunk": self.chunk}
 
     def handle(self, kind: str, payload: Any) -> tuple[int, Any, dict]:
         """Run one job: ``(status, reply, statistics of this worker)``."""
@@ -38,14 +91,39 @@ class AppWork:
         """The original ``/api/testRule`` (see :func:`coscore.http.rules.test_rule`)."""
         return test_rule(self.compiler, body)
 
-    def compile(self, payload: tuple[str, str]) -> None:
+    def compile(self, payload: tuple[str, str, bool]) -> None:
         """Compile a stored rule's text; 422 naming every problem when it does not compile."""
-        text, what = payload
+        text, what, markup = payload
         try:
-            self.compiler.get(text)
+            rule = self.compiler.get(text)
         except RuleError as exc:
             raise ApiError(422, f"{what} does not compile: {exc}",
                            diagnostics=[d.to_dict() for d in exc.diagnostics]) from None
+        problem = rule_markup(rule) if markup else None
+        if problem is not None:
+            raise ApiError(400, f"'rule' is refused: {problem}")
+
+
+    def chunk(self, payload: tuple[str, list[str]]) -> tuple:
+        """Score some of a task's answers (see the module's description)."""
+        text, lines = payload
+        start = time.perf_counter()
+        try:
+            rule = self.compiler.get(text)
+        except RuleError as exc:
+            return "invalid", describe_rule_error(exc)
+        try:
+            scores, logs = score_lines(rule, text, lines)
+        except AnswerFailed as exc:
+            return "failed", exc.index, exc.message
+        return "ok", scores, logs, time.perf_counter() - start
+
+
+def score_lines(rule: Rule, text: str, lines: list[str]) -> tuple[str, str]:
+    """A slice of a task's lines of data split into answers and scored: the parts of the
+    stored ``result`` (the one place a task splits and scores its answers)."""
+    answers = answers_of(lines)
+    return result_parts(rule, text, answers, score_answers(rule, answers.blanks))
 
 
 def handler(cache_size: int = DEFAULT_CACHE_SIZE, cache_bytes: int | None = DEFAULT_CACHE_BYTES,
