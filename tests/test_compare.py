@@ -12,7 +12,7 @@ import pytest
 import coscore
 from coscore.labelled import Rows, Table, read_table
 from coscore.report.bootstrap import BLOCK_CELLS, Resampling, interval, resamples
-from coscore.report.compare import FIGURES, Scorer, compare
+from coscore.report.compare import FIGURES, Scorer, agreement_intervals, compare
 from coscore.report.render import comparison_html, comparison_text
 from test_cli import DEMO, run, text
 
@@ -244,3 +244,15 @@ def test_compare_errors(tmp_path):
     assert proc.returncode == 2 and "neither a rule file nor a column" in err and "Traceback" not in err
     proc = run("compare", data, "--label", "teacher", "answer")
     assert proc.returncode == 2 and "teacher" in text(proc)[1]
+
+
+def test_agreement_intervals_are_compare_s_for_one_scorer():
+    """The workbench's intervals: one scorer's, drawn as compare draws them (same seed, same numbers)."""
+    rng = np.random.default_rng(3)
+    human = rng.integers(0, 11, 500).astype(float)
+    human[::17] = np.nan
+    pred = np.clip(human + rng.integers(-2, 3, 500), 0, 10)
+    result = compare(_table(human), [Scorer("a", pred)], "2026-01-01", count=300, seed=5)
+    got = agreement_intervals(human, pred, count=300, seed=5)
+    want = {key: estimate.ci for key, estimate in result.scorers[0].estimates.items()}
+    assert got == {key: want[key] for key in got}

@@ -4,7 +4,6 @@ and the reason when nothing changes."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import numpy as np
@@ -33,9 +32,7 @@ def _same_outcome(a: Tuning, b: Tuning) -> bool:
 @pytest.mark.parametrize("task", TASKS)
 def test_demo_tasks_reproducible_never_worse_and_clean(task):
     rule, answers, marks = _demo(task)
-    started = time.perf_counter()
-    first = tune(rule, answers, marks, seed=7)
-    assert time.perf_counter() - started < 30
+    first = tune(rule, answers, marks, seed=7)   # its time: benchmarks/tune.py (target 30 s a task)
     assert _same_outcome(first, tune(rule, answers, marks, seed=7))
     if first.accepted:
         assert first.after.value > first.before.value and first.improvement.ci[0] > 0

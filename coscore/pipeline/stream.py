@@ -100,27 +100,30 @@ def _units(table: BlankTable, builder: BatchBuilder, chunk_size: int | None, thr
 
 
 def _run(plan: Plan, items: Iterable[Any], threads: int, ahead: bool) -> Iterator[Any]:
-    """Score each unit of ``items`` and pass every item on, in order: with one thread,
-    ``items`` are taken and their texts read by the read-ahead thread (when ``ahead``)."""
-    if threads <= 1:
-        source = read_ahead(_read(plan, items)) if ahead else items
-        try:
+    """Score each unit of ``items`` and pass every item on, in order. With ``ahead``, the
+    read-ahead thread takes ``items`` (and, for one scoring thread, reads their texts)."""
+    source = (read_ahead(_read(plan, items) if threads <= 1 else items)) if ahead else iter(items)
+    try:
+        if threads <= 1:
             for item in source:
                 if isinstance(item, _Unit):
                     _score(plan, item)
                 yield item
-        finally:
-            close = getattr(source, "close", None)
-            if close is not None:
-                close()
-        return
+        else:
+            yield from in_order(source, _scored(plan), threads)
+    finally:
+        close = getattr(source, "close", None)
+        if close is not None:   # the read-ahead thread stops whenever this stops
+            close()
 
-    def read_and_score(item: Any) -> Any:
+
+def _scored(plan: Plan) -> Any:
+    """A function that scores a unit (each on a thread of the pool) and passes every item on."""
+    def score(item: Any) -> Any:
         if isinstance(item, _Unit):
             _score(plan, item)
         return item
-
-    yield from in_order(read_ahead(items) if ahead else items, read_and_score, threads)
+    return score
 
 
 def _read(plan: Plan, items: Iterable[Any]) -> Iterator[Any]:

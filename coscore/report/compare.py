@@ -182,6 +182,16 @@ def compare(table: Table, scorers: list[Scorer], date: str, count: int = RESAMPL
                       results, pairs, split_rows(table, scorers, top), resampling.method, label2, humans, by)
 
 
+def agreement_intervals(human: Any, pred: Any, count: int = RESAMPLES, seed: int = SEED) -> dict[str, Any]:
+    """The bootstrap interval (or ``None``) of each agreement figure of ``pred`` against
+    ``human`` (equal-length sequences; rows where either is NaN left out), drawn as
+    :func:`compare` draws them for one scorer: by counts of distinct pairs when they are few."""
+    h, p = np.asarray(human, dtype=np.float64), np.asarray(pred, dtype=np.float64)
+    keep = ~np.isnan(h) & ~np.isnan(p)
+    draws = _draws(Resampling([h[keep], p[keep]]), 1, False, count, seed)[0]
+    return {key: interval(draws[key]) for key in FIGURES}
+
+
 def _draws(resampling: Resampling, scorers: int, second: bool, count: int, seed: int) -> list[dict[str, np.ndarray]]:
     """Each figure over ``count`` resamples: one dict per scorer (with ``prmse`` when there
     are second marks), then, with second marks, one for the second teacher against the

@@ -11,7 +11,8 @@ again by ``createTask`` on the same worker. Jobs:
   lines of data split into answers (:func:`answers_of`) and scored, as parts of the stored
   ``result`` (:func:`.stored_result.result_parts`),
   and the seconds it took; ``("failed", index, message)`` for the first answer that
-  cannot be scored; ``("invalid", message)`` when the rule does not compile.
+  cannot be scored; ``("invalid", message)`` when the rule does not compile;
+- ``"workbench.*"``: the rule workbench's jobs (:mod:`.workbench.jobs`).
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from ..limits import DEFAULT_LIMITS, Limits
 from ..rule import Rule
 from .markup import rule_markup
 from .stored_result import AnswerFailed, result_parts, score_answers
+from .workbench.jobs import workbench_jobs
 
 __all__ = ["AppWork", "TaskAnswers", "handler", "describe_rule_error", "answers_of", "score_lines"]
 
@@ -79,6 +81,7 @@ class AppWork:
         self.compiler = Compiler(cache_size, cache_bytes, limits)
         self.jobs: dict[str, Callable[[Any], Any]] = {"testRule": self.test_rule, "compile": self.compile,
                                                       "chunk": self.chunk}
+        self.jobs.update(workbench_jobs(self.compiler))  # the workbench's check, explain and dataset jobs
 
     def handle(self, kind: str, payload: Any) -> tuple[int, Any, dict]:
         """Run one job: ``(status, reply, statistics of this worker)``."""
