@@ -8,7 +8,7 @@ again by ``createTask`` on the same worker. Jobs:
 - ``"compile"``, ``(rule text, what, markup)`` → ``None``, or the 422 error naming every
   problem; with ``markup``, 400 when testing the rule could show markup (:mod:`.markup`);
 - ``"chunk"``, ``(rule text, lines)`` → ``("ok", scores, logs, seconds)``: a task's
-  lines of data split into answers (:func:`answers_of`) and scored, as parts of the stored
+  lines of data split into answers (:func:`.answers.answers_of`) and scored, as parts of the stored
   ``result`` (:func:`.stored_result.result_parts`),
   and the seconds it took; ``("failed", index, message)`` for the first answer that
   cannot be scored; ``("invalid", message)`` when the rule does not compile.
@@ -23,25 +23,11 @@ from ..http.responses import ApiError, answer, json_bytes
 from ..http.rules import DEFAULT_CACHE_BYTES, DEFAULT_CACHE_SIZE, Compiler, test_rule
 from ..limits import DEFAULT_LIMITS, Limits
 from ..rule import Rule
+from .answers import answers_of, describe_rule_error
 from .markup import rule_markup
 from .stored_result import AnswerFailed, result_parts
 
-__all__ = ["AppWork", "handler", "describe_rule_error", "answers_of", "score_lines"]
-
-
-def answers_of(lines: list[str]) -> list[list[str]]:
-    """The answers of a dataset's lines, split as the original splits them: the text
-    column (before the first ``,``), its blanks joined by ``-``."""
-    return [line.split(",")[0].split("-") for line in lines]
-
-
-def describe_rule_error(exc: RuleError) -> str:
-    """One line per diagnostic: ``path, column N: message``."""
-    parts = []
-    for d in exc.diagnostics:
-        where = d.path + (f", column {d.column}" if d.column is not None else "")
-        parts.append(f"{where}: {d.message}")
-    return "; ".join(parts) or str(exc)
+__all__ = ["AppWork", "handler", "score_lines"]
 
 
 class AppWork:
