@@ -25,14 +25,16 @@ import logging
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+
 from ..http.pool import JobCancelled, OverBudget, WorkerPool, WorkerStopped
 from ..rulecache import rule_key
-from .stored_result import result_text
+from .answers import TaskAnswers, TaskFailed, describe_rule_error, task_answers, task_lines
 from .store import Store
-from .work import TaskAnswers, answers_of, describe_rule_error, handler
+from .stored_result import result_text
+from .work import handler
 
-__all__ = ["TaskRunner", "TaskFailed", "TaskAnswers", "task_answers", "task_lines", "describe_rule_error", "DEFAULT_WORKERS",
-           "DEFAULT_TASK_TIME", "DEFAULT_MAX_RESULT"]
+__all__ = ["TaskRunner", "TaskFailed", "TaskAnswers", "task_answers", "task_lines", "describe_rule_error",
+           "DEFAULT_WORKERS", "DEFAULT_TASK_TIME", "DEFAULT_MAX_RESULT"]
 
 #: Worker processes of a runner that has its own pool (and tasks scored at once).
 DEFAULT_WORKERS = 2
@@ -48,10 +50,6 @@ MAX_TASKS = 64
 _log = logging.getLogger("coscore.webapp")
 
 
-class TaskFailed(Exception):
-    """A task cannot finish; the message is what its ``result`` says."""
-
-
 class _Stopped(Exception):
     """The task was deleted, or the server is stopping: store nothing."""
 
@@ -64,24 +62,6 @@ class _Run:
     rowid: int
     number: int
     cancelled: bool = False
-
-
-def task_lines(data: str, length: object) -> list[str]:
-    """The lines of data a task scores: lines ``1..length`` of the dataset's CSV text."""
-    try:
-        count = int(float(str(length)))
-    except ValueError:
-        raise TaskFailed(f"the dataset's length {length!r} is not a number") from None
-    lines = data.split("\n")
-    if count < 0 or count > len(lines) - 1:
-        raise TaskFailed(f"the dataset says it has {count} answers but holds {len(lines) - 1} lines after its header")
-    return lines[1:count + 1]
-
-
-def task_answers(data: str, length: object) -> TaskAnswers:
-    """The answers a task scores: lines ``1..length`` of the dataset's CSV text, each
-    ``line.split(',')[0].split('-')`` as the original splits it (in Arrow, at once)."""
-    return answers_of(task_lines(data, length))
 
 
 class TaskRunner:

@@ -8,7 +8,7 @@ again by ``createTask`` on the same worker. Jobs:
 - ``"compile"``, ``(rule text, what, markup)`` → ``None``, or the 422 error naming every
   problem; with ``markup``, 400 when testing the rule could show markup (:mod:`.markup`);
 - ``"chunk"``, ``(rule text, lines)`` → ``("ok", scores, logs, seconds)``: a task's
-  lines of data split into answers (:func:`answers_of`) and scored, as parts of the stored
+  lines of data split into answers (:func:`.answers.answers_of`) and scored, as parts of the stored
   ``result`` (:func:`.stored_result.result_parts`),
   and the seconds it took; ``("failed", index, message)`` for the first answer that
   cannot be scored; ``("invalid", message)`` when the rule does not compile;
@@ -17,7 +17,6 @@ again by ``createTask`` on the same worker. Jobs:
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from typing import Any, Callable
 
 from ..diagnostics import RuleError
@@ -25,52 +24,12 @@ from ..http.responses import ApiError, answer, json_bytes
 from ..http.rules import DEFAULT_CACHE_BYTES, DEFAULT_CACHE_SIZE, Compiler, test_rule
 from ..limits import DEFAULT_LIMITS, Limits
 from ..rule import Rule
+from .answers import answers_of, describe_rule_error
 from .markup import rule_markup
 from .stored_result import AnswerFailed, result_parts, score_answers
 from .workbench.jobs import workbench_jobs
 
-__all__ = ["AppWork", "TaskAnswers", "handler", "describe_rule_error", "answers_of", "score_lines"]
-
-
-class TaskAnswers(Sequence[list[str]]):
-    """The answers of a task: ``blanks``, a table of one Arrow column of lists of blanks
-    (what :meth:`coscore.Rule.score_many` scores); answer ``i`` is made a Python list only
-    when it is read (for a message, or to be scored again by the original's twin)."""
-
-    def __init__(self, blanks: Any):
-        self.blanks = blanks
-        self._lists = blanks.column(0)
-
-    def __len__(self) -> int:
-        return len(self._lists)
-
-    def __getitem__(self, index):  # type: ignore[no-untyped-def]
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        return self._lists[index].as_py()
-
-
-def answers_of(lines: list[str]) -> TaskAnswers:
-    """The answers of a dataset's lines, split as the original splits them
-    (``line.split(',')[0].split('-')``: the text column, its blanks joined by ``-``), in
-    Arrow, at once."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from ..io.arrays import string_array
-    from ..io.legacy import blank_lists
-
-    texts = pc.list_element(pc.split_pattern(string_array(lines), ",", max_splits=1), 0)
-    return TaskAnswers(pa.table({"answers": blank_lists(texts)}))
-
-
-def describe_rule_error(exc: RuleError) -> str:
-    """One line per diagnostic: ``path, column N: message``."""
-    parts = []
-    for d in exc.diagnostics:
-        where = d.path + (f", column {d.column}" if d.column is not None else "")
-        parts.append(f"{where}: {d.message}")
-    return "; ".join(parts) or str(exc)
+__all__ = ["AppWork", "handler", "score_lines"]
 
 
 class AppWork:
