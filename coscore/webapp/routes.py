@@ -139,7 +139,7 @@ def create_app(app_dir: str | os.PathLike[str], db: str | os.PathLike[str] = "da
     routes = [Route(f"/api/{name}", _endpoint(handler, limits_of_bodies), methods=methods)
               for name, handler, methods in handlers]
     routes += [Route(path, _page(templates, name), methods=get) for path, name in PAGES.items()]
-    routes += workbench_routes(api, limits)  # coscore's own page: /workbench, /api/workbench/...
+    routes += workbench_routes(api, limits_of_bodies)  # coscore's own page: /workbench, /api/workbench/...
     routes.append(Route("/favicon.ico", _no_icon, methods=get))  # the app has none: no 404 in the console
     routes.append(Mount("/static", StaticFiles(directory=static), name="static"))
     guard = GuardSettings(hosts=allowed_hosts, check_host="always", token=token, json_prefix="/api/")
