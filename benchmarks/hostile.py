@@ -1,8 +1,9 @@
-"""Hostile requests against a live ``coscore serve`` (127.0.0.1): do the budgets hold?
+"""Hostile requests against live ``coscore serve`` and ``coscore app`` servers: do the budgets hold?
 
-    python benchmarks/hostile.py                  # starts its own server with the default budgets
+    python benchmarks/hostile.py                  # the API, then servers it starts with the default budgets
     python benchmarks/hostile.py --url http://127.0.0.1:8000
     python benchmarks/hostile.py --api            # the in-process figures only (no server)
+    python benchmarks/hostile.py --issue24        # only the attacks of issue 24, on both servers
 
 Sends requests built to hurt coscore and prints what they cost. First through the Python
 API, each in a fresh interpreter (its peak resident memory and time): the 600-string
@@ -20,8 +21,17 @@ Then against the service:
    9,999,000-character answer);
 3. the size of the responses to small requests whose messages would embed huge values.
 
+Then the attacks of issue 24 (:mod:`benchmarks.attacks`), each server started as the
+README says under ``ulimit -n 1024``: the 9.6 MB rule of 1,000 long combos (both
+servers), 45 heavy ``testRule`` requests at once, 1,100 connections that never finish
+their headers, cross-site requests (``text/plain``, a form, a foreign ``Origin`` or
+``Host``), a small task beside two large ones and deleting them, 20 bodies of 64 MiB
+(the app) and 200 of 16 MiB (the service), the 545 KB ``/v1/score`` request whose
+answer would be 64 MB, lone surrogates and ``/v1/check`` of ``T(0) > 3``, a ``SIGTERM``
+right after a write, and a request without the token to a server on ``0.0.0.0``.
+
 Needs ``psutil`` (``pip install 'coscore[bench]'``). Bounded: every request has a client
-timeout of 60 s.
+timeout of 60 s (a few of 120 to 300 s).
 """
 from __future__ import annotations
 
@@ -33,12 +43,13 @@ import time
 from pathlib import Path
 
 import httpx
-import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
+from benchmarks import attacks  # noqa: E402
+from benchmarks.attacks import Peak, service_rss  # noqa: E402
 from benchmarks.load_server import start_server  # noqa: E402
 
 
@@ -121,44 +132,7 @@ def api_figures() -> None:
     astral = _rule({"0": {"type": "OP", "desc": "0.5:" + ",".join(chr(0x10000 + i % 60000) for i in range(300_000))}},
                    "G(0, T(0))")
     api_case("compile 300,000 astral OP keys", astral)
-
-
-def service_rss(pid: int) -> int:
-    """Resident bytes of process ``pid`` and all its descendants."""
-    try:
-        root = psutil.Process(pid)
-        procs = [root, *root.children(recursive=True)]
-    except psutil.NoSuchProcess:
-        return 0
-    total = 0
-    for p in procs:
-        try:
-            total += p.memory_info().rss
-        except psutil.NoSuchProcess:
-            pass
-    return total
-
-
-class Peak:
-    """Samples :func:`service_rss` every 20 ms in a thread; ``peak`` is the largest seen."""
-
-    def __init__(self, pid: int):
-        self.pid, self.peak, self._stop = pid, 0, threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self.peak = max(self.peak, service_rss(self.pid))
-            time.sleep(0.02)
-
-    def __enter__(self) -> "Peak":
-        self.peak = service_rss(self.pid)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
+    api_case("compile 1,000 combos of 1+1+... (9.6 MB)", attacks._combos_rule())
 
 
 def _post(client: httpx.Client, path: str, body: dict) -> tuple[int, int, float, str]:
@@ -174,7 +148,13 @@ def main() -> int:
     p.add_argument("--url", help="an already running server on this machine (default: start one)")
     p.add_argument("--pid", type=int, help="the running server's process id (for memory figures)")
     p.add_argument("--api", action="store_true", help="only the in-process API figures (no server)")
+    p.add_argument("--issue24", action="store_true", help="only the attacks of issue 24, on both servers")
+    p.add_argument("--only", metavar="NAME,...", help="with --issue24: only these attacks (compile_bomb, heavy_tests, "
+                   "amplification, surrogates_and_check, big_bodies, stalled_headers, cross_site, tasks, clean_stop, "
+                   "tokens)")
     args = p.parse_args()
+    if args.issue24:
+        return issue24(set(args.only.split(",")) if args.only else None)
     api_figures()
     if args.api:
         return 0
@@ -250,6 +230,43 @@ def main() -> int:
         if proc is not None:
             proc.terminate()
             proc.wait(10)
+    return issue24() if args.url is None else 0
+
+
+def issue24(only: set[str] | None = None) -> int:
+    """The attacks of issue 24 on servers started as documented (see the module's description)."""
+    def wanted(name: str) -> bool:
+        return only is None or name in only
+
+    serve_attacks = [("compile_bomb", attacks.compile_bomb), ("heavy_tests", attacks.heavy_tests),
+                     ("amplification", attacks.amplification), ("surrogates_and_check", attacks.surrogates_and_check),
+                     ("big_bodies", lambda s: attacks.big_bodies(s, 200, 16 * attacks.MiB, "/v1/score")),
+                     ("stalled_headers", attacks.stalled_headers)]
+    app_attacks = [("compile_bomb", attacks.compile_bomb), ("heavy_tests", attacks.heavy_tests),
+                   ("cross_site", attacks.cross_site), ("surrogates_and_check", attacks.surrogates_and_check),
+                   ("tasks", attacks.tasks),
+                   ("big_bodies", lambda s: attacks.big_bodies(s, 20, 64 * attacks.MiB - 1024, "/api/createData")),
+                   ("big_bodies", lambda s: attacks.big_bodies(s, 20, 64 * attacks.MiB - 1024, "/api/testRule")),
+                   ("stalled_headers", attacks.stalled_headers)]
+    for title, command, chosen in (("4. coscore serve (defaults, ulimit -n 1024)", "serve", serve_attacks),
+                                   ("5. coscore app (defaults, ulimit -n 1024, a copy of the original database)",
+                                    "app", app_attacks)):
+        chosen = [(name, attack) for name, attack in chosen if wanted(name)]
+        if not chosen:
+            continue
+        print(title)
+        server = attacks.Server(command)
+        try:
+            for _, attack in chosen:
+                attack(server)
+        finally:
+            server.stop()
+    if wanted("clean_stop") or wanted("tokens"):
+        print("6. stopping and tokens")
+    if wanted("clean_stop"):
+        attacks.clean_stop()
+    if wanted("tokens"):
+        attacks.tokens()
     return 0
 
 

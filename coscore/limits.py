@@ -45,7 +45,9 @@ class Limits:
     - ``max_table_bytes``: the estimated memory of the atoms' match tables
       (:func:`coscore.atoms.table_bytes`), checked before any is allocated;
     - ``max_atoms``, ``max_keys`` (EM/OP/CS keys over all atoms), ``max_options``
-      (SM options over all atoms), ``max_combos``.
+      (SM options over all atoms), ``max_combos``, ``max_combo_chars`` (characters of
+      combo text over all combos: compiling a combo costs about 13 µs and 400 bytes per
+      character), checked from the rule's JSON before anything is read or parsed.
     """
 
     max_built_chars: int = _limit(10_000_000, "--max-answer-chars", "characters combos build per answer")
@@ -56,6 +58,7 @@ class Limits:
     max_keys: int = _limit(200_000, "--max-rule-keys", "EM/OP/CS keys in a rule")
     max_options: int = _limit(200_000, "--max-rule-options", "SM options in a rule")
     max_combos: int = _limit(10_000, "--max-rule-combos", "combos in a rule")
+    max_combo_chars: int = _limit(100_000, "--max-rule-combo-chars", "characters of combo text in a rule")
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):

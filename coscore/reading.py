@@ -14,7 +14,7 @@ from typing import Mapping
 
 from .atoms import table_bytes
 from .diagnostics import Diagnostic, RuleError, json_type, shorten
-from .expr.parse import parse
+from .expr.parse import MAX_LENGTH, parse
 from .expr.tokens import ExprSyntaxError
 from .limits import DEFAULT_LIMITS, Limits, over_rule_budget
 from .spec import ATOM_KINDS, COMBO_MODES, DIALECTS, SCORE_MODES, AtomSpec, ComboSpec, RuleSource, RuleSpec
@@ -90,10 +90,15 @@ def _too_deep(text: str) -> str:
 def read(source: RuleSource, dialect: str | None = None, limits: Limits = DEFAULT_LIMITS) -> RuleSpec:
     """Load and validate a rule; raise :class:`RuleError` listing every problem.
 
-    The rule's size is checked against the rule budgets of ``limits`` last, its atoms'
-    table memory estimated before any table is built (:func:`coscore.atoms.table_bytes`).
+    The rule's size is checked against the rule budgets of ``limits`` first, from its
+    JSON alone (atoms, keys, options, combos, characters of combo text), so that an
+    oversized rule costs no more than reading its JSON; its atoms' table memory last,
+    estimated before any table is built (:func:`coscore.atoms.table_bytes`).
     """
     rule = load(source)
+    oversized = _over_size(rule, limits)
+    if oversized:
+        raise RuleError(oversized)
     problems: list[Diagnostic] = []
     warnings: list[Diagnostic] = []
 
@@ -126,21 +131,41 @@ def read(source: RuleSource, dialect: str | None = None, limits: Limits = DEFAUL
     return RuleSpec(atoms, tuple(combos), combo_mode, chosen, tuple(warnings), rule)
 
 
-def _over_budget(rule: dict, atoms: dict[str, AtomSpec], limits: Limits) -> list[Diagnostic]:
-    """The rule budgets of ``limits`` that a valid rule goes over."""
+def _over_size(rule: dict, limits: Limits) -> list[Diagnostic]:
+    """The size budgets of ``limits`` the rule's JSON goes over, counted without reading
+    it: atoms, EM/OP/CS keys and SM options (from their separators), combos, and the
+    characters of combo text (compiling costs time and memory in proportion to them)."""
+    atoms = rule.get("atoms") if isinstance(rule.get("atoms"), dict) else {}
+    combos = rule.get("combos") if isinstance(rule.get("combos"), dict) else {}
+    keys = options = 0
+    for atom in atoms.values():
+        desc = atom.get("desc") if isinstance(atom, dict) else None
+        if not isinstance(desc, str):
+            continue
+        kind = atom.get("type")
+        if kind == "SM":
+            options += desc.count(",") + desc.count("|") + 1
+        elif kind == "EM" or (kind in ("OP", "CS") and ":" in desc):
+            keys += desc.partition(":")[2].count(",") + 1 if kind != "EM" else desc.count(",") + 1
+    texts = [c["combo"] for c in combos.values() if isinstance(c, dict) and isinstance(c.get("combo"), str)]
+    chars = sum(len(t) for t in texts if len(t) <= MAX_LENGTH)  # a longer one is refused unparsed
     counts = [
-        ("atoms", "max_atoms", "atoms", len(rule["atoms"])),
-        ("combos", "max_combos", "combos", len(rule["combos"])),
-        ("atoms", "max_keys", "EM/OP/CS keys", sum(len(a.keys) for a in atoms.values() if a.kind != "SM")),
-        ("atoms", "max_options", "SM options", sum(len(g) for a in atoms.values() for g in a.groups)),
+        ("atoms", "max_atoms", "atoms", len(atoms)),
+        ("combos", "max_combos", "combos", len(combos)),
+        ("atoms", "max_keys", "EM/OP/CS keys", keys),
+        ("atoms", "max_options", "SM options", options),
+        ("combos", "max_combo_chars", "characters of combo text", chars),
     ]
-    problems = [
+    return [
         Diagnostic(path, over_rule_budget(budget, what, count, getattr(limits, budget)))
         for path, budget, what, count in counts
         if count > getattr(limits, budget)
     ]
-    if problems:
-        return problems
+
+
+def _over_budget(rule: dict, atoms: dict[str, AtomSpec], limits: Limits) -> list[Diagnostic]:
+    """The table memory budget of ``limits`` that a valid rule goes over."""
+    problems: list[Diagnostic] = []
     estimates = {atom_id: table_bytes(atom) for atom_id, atom in atoms.items()}
     sizes = {atom_id: kept + building for atom_id, (kept, building) in estimates.items()}
     # what every atom keeps, and what building the most demanding one needs for a moment

@@ -1,14 +1,38 @@
-"""The command-line side of both servers: parsing sizes and ports, checking the address
-before anything starts, and running an app with uvicorn."""
+"""The command-line side of both servers: their shared options, the address check, who
+may connect (names, token), and running an app with uvicorn.
+
+:func:`add_arguments` adds the options both ``coscore serve`` and ``coscore app`` take
+(address, budgets, access); :func:`access` decides, from the address the server listens
+on, which ``Host`` names it answers to and whether it needs a token: on a loopback
+address only this machine's names and no token (unless one is given); on any other
+address a token (``--token``, or one generated and printed with the address to open),
+unless ``--no-token`` says otherwise. :func:`serve` runs uvicorn with a timeout on
+request headers, so connections that never finish theirs are closed.
+"""
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import math
 import re
+import secrets
 import socket
+import sys
+from dataclasses import dataclass
 from typing import Any, Callable
 
-__all__ = ["parse_size", "port", "positive", "address_problem", "serve", "LOG_LEVELS"]
+from ..limits import add_arguments as add_limit_arguments
+
+__all__ = ["parse_size", "port", "positive", "address_problem", "serve", "add_arguments", "access", "Access",
+           "is_loopback", "LOG_LEVELS", "DEFAULT_HEADER_TIMEOUT", "DEFAULT_IN_FLIGHT"]
+
+#: Seconds a client may take to send a request's headers (the first, or the next one on
+#: a kept-alive connection) before the connection is closed.
+DEFAULT_HEADER_TIMEOUT = 10.0
+#: Bytes of request bodies all requests together may hold at once.
+DEFAULT_IN_FLIGHT = 256 * 2**20
+#: Seconds the server waits for open requests when asked to stop.
+GRACEFUL_SHUTDOWN = 5
 
 #: uvicorn's log levels, for ``--log-level``.
 LOG_LEVELS = ["critical", "error", "warning", "info", "debug", "trace"]
@@ -73,9 +97,119 @@ def address_problem(host: str, port: int) -> str | None:
     return None
 
 
-def serve(app: Any, host: str, port: int, log_level: str = "info") -> None:
+def add_arguments(parser: argparse.ArgumentParser, *, port_default: int, max_body: int, workers: int,
+                  timeout: float, memory: int, body_timeout: float) -> None:
+    """The options both servers take, with this server's defaults."""
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0 "
+                        "for every interface, which needs a token)")
+    parser.add_argument("--port", type=port, default=port_default, help=f"port to listen on (default {port_default})")
+    parser.add_argument("--token", metavar="TOKEN", help="the token every request must carry (default: none on "
+                        "127.0.0.1; generated and printed with the address to open on any other address)")
+    parser.add_argument("--no-token", action="store_true", help="serve a non-loopback address without a token "
+                        "(anyone who can reach it can read and change everything)")
+    parser.add_argument("--allowed-host", action="append", metavar="NAME", dest="allowed_hosts",
+                        help="a name the server answers to besides its own address (e.g. behind a proxy); repeatable")
+    parser.add_argument("--max-body", type=parse_size, default=max_body, metavar="BYTES",
+                        help=f"largest request body accepted, e.g. 16M (default {max_body // 2**20} MiB); larger "
+                        "ones get 413")
+    parser.add_argument("--max-in-flight", type=parse_size, default=DEFAULT_IN_FLIGHT, metavar="BYTES",
+                        help="bytes of request bodies held at once, over every request (default 256M); a request "
+                        "that would go over gets 503")
+    parser.add_argument("--workers", type=positive(int), default=workers, metavar="N",
+                        help=f"worker processes that compile and score (default {workers})")
+    parser.add_argument("--timeout", type=positive(float), default=timeout, metavar="SECONDS",
+                        help=f"wall-time budget of one request (of one answer, in a task); past it the worker is "
+                        f"killed, the request answered 503 (default {timeout:g})")
+    parser.add_argument("--memory", type=parse_size, default=memory, metavar="BYTES",
+                        help="memory a worker may grow by; a request needing more is answered 422 "
+                        "(default 1G; 0 for no limit)")
+    parser.add_argument("--body-timeout", type=positive(float), default=body_timeout, metavar="SECONDS",
+                        help=f"time a client may take to send a request body, else 408 (default {body_timeout:g})")
+    parser.add_argument("--header-timeout", type=positive(float), default=DEFAULT_HEADER_TIMEOUT, metavar="SECONDS",
+                        help=f"time a client may take to send a request's headers, else the connection is closed "
+                        f"(default {DEFAULT_HEADER_TIMEOUT:g})")
+    add_limit_arguments(parser)
+    parser.add_argument("--log-level", default="info", choices=LOG_LEVELS, help="uvicorn log level (default info)")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether every address ``host`` names is a loopback address (this machine only)."""
+    try:
+        found = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return False
+    addresses = {info[4][0].split("%", 1)[0] for info in found}
+    return bool(addresses) and all(ipaddress.ip_address(a).is_loopback for a in addresses)
+
+
+@dataclass(frozen=True)
+class Access:
+    """Who may connect: the ``Host`` names answered (``None``: any), the token (``None``:
+    none), and what to tell the user at start (lines for stderr)."""
+
+    hosts: frozenset[str] | None
+    token: str | None
+    notes: tuple[str, ...]
+
+
+def access(command: str, host: str, port_number: int, token: str | None, no_token: bool,
+           allowed_hosts: list[str] | None) -> Access:
+    """The :class:`Access` of a server listening on ``host:port_number`` (see the module's description)."""
+    from .guard import LOOPBACK_NAMES
+
+    local = is_loopback(host)
+    extra = frozenset(name.lower() for name in allowed_hosts or ())
+    hosts = (LOOPBACK_NAMES | {host.lower()} | extra) if local or extra else None
+    shown = host if local or host not in ("0.0.0.0", "::", "") else socket.gethostname()
+    url = f"http://{'[' + shown + ']' if ':' in shown else shown}:{port_number}/"
+    notes: list[str] = []
+    if token is None and not local and not no_token:
+        token = secrets.token_urlsafe(24)
+    if token is not None:
+        notes.append(f"{command}: open {url}?token={token} (every request needs this token)")
+    elif not local:
+        notes.append(f"{command}: warning: serving {host} without a token (--no-token): anyone who can reach "
+                     f"{url} can use it")
+    return Access(hosts, token, tuple(notes))
+
+
+def _header_timeout_protocol(seconds: float) -> type:
+    """uvicorn's HTTP protocol, closing a connection whose request headers have not all
+    arrived ``seconds`` after it opened or after its previous response."""
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+    class HeaderTimeoutProtocol(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
+        """uvicorn's protocol with a timer on each request's headers."""
+
+        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._coscore_timer = self.loop.call_later(seconds, self._coscore_expire)
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._coscore_timer.cancel()
+            self._coscore_timer = self.loop.call_later(seconds, self._coscore_expire)
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._coscore_timer.cancel()
+            super().connection_lost(exc)
+
+        def _coscore_expire(self) -> None:
+            cycle = self.cycle
+            if cycle is None or cycle.response_complete:  # still waiting for a request's headers
+                self.transport.close()
+
+    return HeaderTimeoutProtocol
+
+
+def serve(app: Any, host: str, port: int, log_level: str = "info", *,
+          header_timeout: float = DEFAULT_HEADER_TIMEOUT, notes: tuple[str, ...] = ()) -> None:
     """Run ``app`` with uvicorn on ``host:port`` until interrupted (``SIGINT``/``SIGTERM``
-    stop it cleanly: the app's lifespan ends, its workers stop)."""
+    stop it cleanly: open requests get a few seconds, then the app's lifespan ends and its
+    workers stop); ``notes`` are printed to stderr first."""
     import uvicorn
 
-    uvicorn.run(app, host=host, port=port, log_level=log_level)
+    for note in notes:
+        print(note, file=sys.stderr, flush=True)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, http=_header_timeout_protocol(header_timeout),
+                timeout_graceful_shutdown=GRACEFUL_SHUTDOWN)

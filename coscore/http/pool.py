@@ -48,7 +48,8 @@ __all__ = ["OverBudget", "WorkerStopped", "JobCancelled", "WorkerPool"]
 
 #: How often (seconds) the memory of a busy worker is looked at.
 WATCH_INTERVAL = 0.02
-#: How long to wait before starting again a worker that died while starting.
+#: How long to wait before starting again a worker that died while starting (doubled
+#: after each such death in a row, up to a minute).
 RESTART_DELAY = 1.0
 #: How many recent affinities each worker remembers.
 RECENT = 64
@@ -118,6 +119,7 @@ class WorkerPool:
         self.factory, self.args, self.size, self.timeout, self.memory = factory, args, size, timeout, memory
         self.restarts = 0
         self.busy = 0
+        self._failed_starts = 0
         self.queued = 0
         self._context = multiprocessing.get_context("spawn")
         self._workers: list[_Worker] = []
@@ -349,8 +351,10 @@ class WorkerPool:
             try:
                 _, worker.base_rss = worker.conn.recv()
                 worker.ready = True
+                self._failed_starts = 0
             except (EOFError, OSError):  # it died while starting: try again a little later
-                self._replace(worker, RESTART_DELAY)
+                self._failed_starts += 1
+                self._replace(worker, min(60.0, RESTART_DELAY * 2 ** (self._failed_starts - 1)))
             return
         job = worker.job
         try:

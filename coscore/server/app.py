@@ -7,17 +7,20 @@ from typing import Awaitable, Callable
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from ..http.app import error_handler, health, lifespan, run_job
-from ..http.bodies import BodyLimits, read_body
+from ..http.bodies import BodyLimits, InFlight, read_body
+from ..http.guard import Guard, GuardSettings
+from ..http.options import DEFAULT_IN_FLIGHT
 from ..http.pool import WorkerPool
 from ..http.responses import ApiError, error_response, json_response
 from ..http.rules import DEFAULT_CACHE_BYTES, DEFAULT_CACHE_SIZE
 from ..limits import DEFAULT_LIMITS, Limits
-from .endpoints import handler
+from .endpoints import DEFAULT_MAX_RESPONSE, handler
 from .openapi import OPENAPI
 
 __all__ = ["create_app", "DEFAULT_MAX_BODY", "DEFAULT_WORKERS", "DEFAULT_TIMEOUT", "DEFAULT_MEMORY",
@@ -52,7 +55,9 @@ def create_app(max_body: int = DEFAULT_MAX_BODY, cache_size: int = DEFAULT_CACHE
                cors_origins: list[str] | None = None, *, workers: int = DEFAULT_WORKERS,
                timeout: float = DEFAULT_TIMEOUT, memory: int | None = DEFAULT_MEMORY,
                cache_bytes: int | None = DEFAULT_CACHE_BYTES,
-               body_timeout: float | None = DEFAULT_BODY_TIMEOUT, limits: Limits = DEFAULT_LIMITS) -> Starlette:
+               body_timeout: float | None = DEFAULT_BODY_TIMEOUT, limits: Limits = DEFAULT_LIMITS,
+               max_in_flight: int | None = DEFAULT_IN_FLIGHT, max_response: int = DEFAULT_MAX_RESPONSE,
+               allowed_hosts: frozenset[str] | None = None, token: str | None = None) -> Starlette:
     """The ASGI application; it starts its worker processes at once.
 
     ``max_body`` is the largest request body accepted (bytes), ``cache_size`` and
@@ -64,6 +69,12 @@ def create_app(max_body: int = DEFAULT_MAX_BODY, cache_size: int = DEFAULT_CACHE
     a client may take to send a body (``None``: no limit). ``limits`` are the budgets
     rules are compiled with (:class:`coscore.Limits`: each answer's and each rule's).
     ``/healthz`` is answered by the event loop itself and never waits for a worker.
+
+    ``max_in_flight`` bytes of bodies are held at once, over every request (``None``: no
+    cap); no answer is over ``max_response`` bytes. A request from a page of another origin
+    is refused, and so is a body declared as anything but JSON (:mod:`coscore.http.guard`);
+    with ``allowed_hosts``, a browser's request naming another ``Host`` too; with
+    ``token``, a request without it.
     """
     if max_body < 0:
         raise ValueError("max_body must be >= 0")
@@ -71,8 +82,9 @@ def create_app(max_body: int = DEFAULT_MAX_BODY, cache_size: int = DEFAULT_CACHE
         raise ValueError("cache_size and cache_bytes must be >= 0")
     if body_timeout is not None and body_timeout <= 0:
         raise ValueError("body_timeout must be > 0 (or None)")
-    pool = WorkerPool(handler, (cache_size, cache_bytes, limits), size=workers, timeout=timeout, memory=memory)
-    bodies = BodyLimits(max_body, body_timeout)
+    pool = WorkerPool(handler, (cache_size, cache_bytes, limits, max_response), size=workers, timeout=timeout,
+                      memory=memory)
+    bodies = BodyLimits(max_body, body_timeout, InFlight(max_in_flight))
     started = time.time()
 
     async def healthz(request: Request) -> Response:
@@ -83,9 +95,10 @@ def create_app(max_body: int = DEFAULT_MAX_BODY, cache_size: int = DEFAULT_CACHE
 
     routes = [Route(path, _endpoint(pool, kind, bodies), methods=["POST"]) for path, kind in ENDPOINTS.items()]
     routes += [Route("/healthz", healthz, methods=["GET"]), Route("/openapi.json", openapi, methods=["GET"])]
-    middleware = []
+    guard = GuardSettings(hosts=allowed_hosts, check_host="browser", origins=frozenset(cors_origins or ()),
+                          token=token)
+    middleware = [Middleware(Guard, settings=guard)]
     if cors_origins:
-        from starlette.middleware import Middleware
         from starlette.middleware.cors import CORSMiddleware
 
         middleware.append(Middleware(CORSMiddleware, allow_origins=list(cors_origins),

@@ -2,7 +2,10 @@
 
 Each endpoint takes the request body (bytes) and returns the JSON-ready answer, or raises
 :class:`~coscore.http.ApiError`; :meth:`Service.handle` turns either into
-``(status, JSON bytes, statistics of this worker)`` for the pool.
+``(status, JSON bytes, statistics of this worker)`` for the pool. No answer is larger
+than ``max_response`` bytes: ``/v1/score`` refuses a request whose answer would be
+(answers × (combos + 1) numbers) before scoring it, and any answer that comes out larger
+is replaced by a 422 naming the budget.
 """
 from __future__ import annotations
 
@@ -10,16 +13,19 @@ import dataclasses
 from typing import Any, Callable
 
 from ..diagnostics import json_type, shorten
+from ..expr.types import check_rule
 from ..http.bodies import json_object
-from ..http.responses import ApiError, answer, finite, floats, json_bytes, short_strings
+from ..http.responses import ApiError, answer, error_payload, finite, floats, json_bytes, short_strings
 from ..http.rules import DEFAULT_CACHE_BYTES, DEFAULT_CACHE_SIZE, Compiler, diagnostics, test_rule
 from ..limits import DEFAULT_LIMITS, Limits
 from ..rule import Rule
 
-__all__ = ["Service", "handler", "MAX_CALLS"]
+__all__ = ["Service", "handler", "MAX_CALLS", "DEFAULT_MAX_RESPONSE"]
 
 #: ``/v1/explain`` lists at most this many atom calls.
 MAX_CALLS = 1000
+#: The largest answer (bytes of JSON) the service sends.
+DEFAULT_MAX_RESPONSE = 16 * 2**20
 
 
 def _answer(value: Any, where: str) -> list:
@@ -35,8 +41,9 @@ class Service:
     """The endpoint logic, synchronous: one runs in each worker process (see :func:`handler`)."""
 
     def __init__(self, cache_size: int = DEFAULT_CACHE_SIZE, cache_bytes: int | None = DEFAULT_CACHE_BYTES,
-                 limits: Limits = DEFAULT_LIMITS):
+                 limits: Limits = DEFAULT_LIMITS, max_response: int = DEFAULT_MAX_RESPONSE):
         self.compiler = Compiler(cache_size, cache_bytes, limits)
+        self.max_response = max_response
         self.cache = self.compiler.cache
         self.endpoints: dict[str, Callable[[bytes], Any]] = {
             "testRule": self.test_rule, "score": self.score, "check": self.check, "explain": self.explain,
@@ -48,7 +55,15 @@ class Service:
         ``MemoryError`` is left to the caller (the worker pool answers it as over budget).
         """
         status, payload = answer(self.endpoints[kind], body)
-        return status, json_bytes(payload), self.compiler.stats()
+        data = json_bytes(payload)
+        if len(data) > self.max_response:
+            data = json_bytes(error_payload(self._too_large(f"the answer is {len(data):,} bytes")))
+            status = 422
+        return status, data, self.compiler.stats()
+
+    def _too_large(self, what: str) -> ApiError:
+        return ApiError.budget("response", f"{what}; the limit is {self.max_response:,} (send fewer answers, or a "
+                               "rule with fewer combos, per request)", self.max_response)
 
     def compile(self, data: dict) -> Rule:
         """The request's ``rule``, compiled (kept by content); 422 with its diagnostics."""
@@ -67,6 +82,9 @@ class Service:
         answers = data["answers"]
         if not isinstance(answers, list):
             raise ApiError(400, f"'answers' must be an array of answers, not {json_type(answers)}")
+        numbers = len(answers) * (len(rule.combo_ids) + 1)
+        if 2 * numbers > self.max_response:  # each number takes 2 bytes at least ("0,")
+            raise self._too_large(f"the answer would hold {numbers:,} numbers, at least {2 * numbers:,} bytes")
         batch = rule.score_many(answers)  # a malformed answer is that answer's error
         return {
             "scores": floats(batch.scores),
@@ -77,7 +95,8 @@ class Service:
 
     # POST /v1/check
     def check(self, body: bytes) -> Any:
-        """A rule's errors and warnings, and its combos when it compiles."""
+        """A rule's errors and warnings, as ``coscore check`` finds them (the rule compiled,
+        then the type pass: what fails on every answer, what never counts), and its combos."""
         data = json_object(body, ("rule",))
         try:
             rule = self.compile(data)
@@ -85,7 +104,9 @@ class Service:
             if exc.status != 422:
                 raise
             return {"valid": False, "diagnostics": exc.extra["diagnostics"], "combos": []}
-        return {"valid": True, "diagnostics": diagnostics(rule.warnings), "combos": list(rule.combo_ids)}
+        found = [*rule.warnings, *check_rule(rule).diagnostics]
+        valid = not any(d.severity == "error" for d in found)
+        return {"valid": valid, "diagnostics": diagnostics(found), "combos": list(rule.combo_ids)}
 
     # POST /v1/explain
     def explain(self, body: bytes) -> Any:
@@ -111,10 +132,10 @@ class Service:
 
 
 def handler(cache_size: int = DEFAULT_CACHE_SIZE, cache_bytes: int | None = DEFAULT_CACHE_BYTES,
-            limits: Limits = DEFAULT_LIMITS) -> Callable:
+            limits: Limits = DEFAULT_LIMITS, max_response: int = DEFAULT_MAX_RESPONSE) -> Callable:
     """A worker's request handler, :meth:`Service.handle` (the factory of the worker pool);
     rules are compiled with ``limits``."""
-    return Service(cache_size, cache_bytes, limits).handle
+    return Service(cache_size, cache_bytes, limits, max_response).handle
 
 
 def _kind(rule: Rule, atom_id: str) -> str | None:

@@ -34,13 +34,18 @@ def _get(operation_id: str, summary: str, responses: dict) -> dict:
 
 
 _ERRORS = {
-    "400": _ok("malformed JSON or request", _ref("Error")),
+    "400": _ok("malformed JSON or request (a lone surrogate included)", _ref("Error")),
+    "401": _ok("the server has a token and the request does not carry it", _ref("Error")),
+    "403": _ok("the request comes from a page of another origin", _ref("Error")),
     "408": _ok("the request body took longer than the body timeout to arrive", _ref("BudgetError")),
     "413": _ok("request body over the limit", _ref("BudgetError")),
+    "415": _ok("the body is declared as something else than application/json", _ref("Error")),
+    "421": _ok("a browser's request naming a Host the server does not answer to", _ref("Error")),
     "422": _ok("invalid rule (with its diagnostics), or the request needed more than a worker's memory "
                "budget", {"oneOf": [_ref("RuleErrors"), _ref("BudgetError")]}),
-    "503": _ok("the request ran past its wall-time budget (budget time), or every worker stayed busy "
-               "(budget workers)", _ref("BudgetError")),
+    "503": _ok("the request ran past its wall-time budget (budget time), every worker stayed busy "
+               "(budget workers), or the server holds too many bytes of bodies (budget in_flight)",
+               _ref("BudgetError")),
 }
 _NUM = {"type": "number", "nullable": True}
 #: the request of the endpoints that take one answer
@@ -76,13 +81,17 @@ OPENAPI: dict = {
                            "errors": {"type": "array", "items": {"type": "string", "nullable": True}},
                            "warnings": {"type": "array", "items": _ref("Diagnostic")}}}),
             **_ERRORS,
+            "422": _ok("invalid rule (diagnostics), over the memory budget, or an answer over the response "
+                       "budget (answers x (combos + 1) numbers; budget response)",
+                       {"oneOf": [_ref("RuleErrors"), _ref("BudgetError")]}),
         }),
-        "/v1/check": _post("check", "Check a rule: its errors and warnings", {"rule": _ref("Rule")}, {
+        "/v1/check": _post("check", "Check a rule as coscore check does: its errors and warnings, the type "
+                           "pass's included", {"rule": _ref("Rule")}, {
             "200": _ok("valid is false when the rule has errors", {"type": "object", "properties": {
                 "valid": {"type": "boolean"},
                 "diagnostics": {"type": "array", "items": _ref("Diagnostic")},
                 "combos": {"type": "array", "items": {"type": "string"}}}}),
-            **{code: _ERRORS[code] for code in ("400", "408", "413", "503")},
+            **{code: _ERRORS[code] for code in ("400", "401", "403", "408", "413", "415", "421", "503")},
             "422": _ok("over the memory budget", _ref("BudgetError")),
         }),
         "/v1/explain": _post("explain", "Score one answer and show every atom call with its evidence",
@@ -130,7 +139,8 @@ OPENAPI: dict = {
         "Error": {"type": "object", "properties": {"error": {"type": "string"}}},
         "BudgetError": {"type": "object", "properties": {
             "error": {"type": "string"},
-            "budget": {"type": "string", "enum": ["time", "memory", "workers", "body", "body_timeout"]},
+            "budget": {"type": "string", "enum": ["time", "memory", "workers", "body", "body_timeout", "in_flight",
+                                                  "response"]},
             "limit": {"type": "number", "description": "the budget: seconds, bytes, or workers"}}},
         "RuleErrors": {"type": "object", "properties": {
             "error": {"type": "string", "example": "invalid rule"},

@@ -7,6 +7,7 @@ large request holds up pages and listings.
 """
 from __future__ import annotations
 
+import threading
 from typing import Any, Callable
 
 from starlette.concurrency import run_in_threadpool
@@ -18,6 +19,7 @@ from ..http.bodies import Body, json_object
 from ..http.pool import WorkerPool
 from ..http.responses import ApiError
 from ..rulecache import rule_key
+from .markup import check_data, escaped, plain
 from .store import Store
 from .tasks import TaskRunner
 
@@ -68,10 +70,14 @@ class Api:
         self.store = store
         self.runner = runner
         self.pool = pool
+        # a new task may get the row id of one just deleted: deleting and cancelling, or
+        # adding and starting, happen as one
+        self._tasks = threading.Lock()
 
-    async def check_compiles(self, text: str, what: str) -> None:
-        """422 with the diagnostics when ``text`` is not a rule that compiles (in a worker)."""
-        status, reply = await run_job(self.pool, "compile", (text, what), affinity=rule_key(text))
+    async def check_compiles(self, text: str, what: str, markup: bool = False) -> None:
+        """422 with the diagnostics when ``text`` is not a rule that compiles (in a worker);
+        with ``markup``, 400 when a test of it could show markup (:func:`.markup.rule_markup`)."""
+        status, reply = await run_job(self.pool, "compile", (text, what, markup), affinity=rule_key(text))
         if status != 200:
             raise ApiError(status, reply.pop("error"), **reply)
 
@@ -91,9 +97,10 @@ class Api:
     def create_data(self, body: bytes) -> Any:
         """``POST /api/createData {name, desc, type, data, ulength}``."""
         data = _fields(body, name=str, desc=str, type=str, data=str, ulength=(int, str))
-        name, kind, text = data["name"], data["type"], data["data"]
+        name, kind, text = plain(data["name"], "name"), data["type"], data["data"]
         if not name.strip():
             raise ApiError(400, "'name' must not be empty")
+        check_data(text)
         if kind not in ("labeled", "unlabeled"):
             raise ApiError(400, f"'type' must be 'labeled' or 'unlabeled', not {kind!r}")
         try:
@@ -105,7 +112,7 @@ class Api:
             raise ApiError(400, f"'ulength' is {length} but the data has {lines} lines after its header")
         if self.store.dataset(name) is not None:
             raise ApiError(409, f"a dataset named {name!r} already exists")
-        self.store.add_dataset(name, data["desc"], kind, text, length)
+        self.store.add_dataset(name, escaped(data["desc"]), kind, text, length)
         return {"message": _OK["createData"]}
 
     def delete_data(self, body: bytes) -> Any:
@@ -120,12 +127,12 @@ class Api:
     async def save_rule(self, body: Body) -> Any:
         """``POST /api/saveRule {name, prompt, rule}``: insert or update; 422 when it does not compile."""
         data = await run_in_threadpool(_read_fields, body, name=str, prompt=str, rule=str)
-        name, prompt = data["name"], data["prompt"]
+        name, prompt = plain(data["name"], "name"), data["prompt"]
         if not name.strip():
             raise ApiError(400, "'name' must not be empty")
         rule = _rule_text(data["rule"])
-        await self.check_compiles(rule, "the rule")
-        desc = prompt[:20] + "..." if len(prompt) > 20 else prompt
+        await self.check_compiles(rule, "the rule", markup=True)
+        desc = escaped(prompt[:20] + "..." if len(prompt) > 20 else prompt)
         await run_in_threadpool(self.store.save_rule, name, prompt, desc, rule)
         return {"message": _OK["saveRule"]}
 
@@ -147,13 +154,12 @@ class Api:
         """``POST /api/createTask {data_name, rule_name, task_name}``: store the task
         ``running`` and score it in the background."""
         data = await run_in_threadpool(_read_fields, body, data_name=str, rule_name=str, task_name=str)
-        data_name, rule_name, task_name = data["data_name"], data["rule_name"], data["task_name"]
+        data_name, rule_name, task_name = data["data_name"], data["rule_name"], plain(data["task_name"], "task_name")
         if not task_name.strip():
             raise ApiError(400, "'task_name' must not be empty")
         text = await run_in_threadpool(self._task_rule, data_name, rule_name)
         await self.check_compiles(text, f"the rule {rule_name!r}")
-        rowid = await run_in_threadpool(self._add_task, data_name, rule_name, task_name)
-        self.runner.submit(rowid, data_name, rule_name)
+        await run_in_threadpool(self._add_task, data_name, rule_name, task_name)
         return {"message": _OK["createTask"]}
 
     def _task_rule(self, data_name: str, rule_name: str) -> str:
@@ -165,11 +171,17 @@ class Api:
             raise ApiError(404, f"no rule named {rule_name!r}")
         return text
 
-    def _add_task(self, data_name: str, rule_name: str, task_name: str) -> int:
-        if self.store.task_exists(task_name):
-            raise ApiError(409, f"a task named {task_name!r} already exists")
-        return self.store.add_task(data_name, rule_name, task_name)
+    def _add_task(self, data_name: str, rule_name: str, task_name: str) -> None:
+        with self._tasks:
+            if self.store.task_exists(task_name):
+                raise ApiError(409, f"a task named {task_name!r} already exists")
+            self.runner.submit(self.store.add_task(data_name, rule_name, task_name), data_name, rule_name)
 
     def delete_task(self, body: bytes) -> Any:
-        """``POST /api/deleteTask {task_name}``."""
-        return _delete(_fields(body, task_name=str)["task_name"], self.store.delete_task, "task", "deleteTask")
+        """``POST /api/deleteTask {task_name}``; a task still scoring stops at once."""
+        name = _fields(body, task_name=str)["task_name"]
+        with self._tasks:
+            rows = self.store.delete_tasks(name)
+            for rowid in rows:
+                self.runner.cancel(rowid)
+        return _delete(name, lambda _: len(rows), "task", "deleteTask")

@@ -5,9 +5,11 @@ frontend works. Where the original answered a bad request with an HTML 500 page,
 coscore answers ``{"error": "..."}`` naming the problem: 400 (malformed JSON, a missing
 key, a wrong type), 404 (no such dataset, rule or task), 409 (the name is taken), 413
 (body over the limit) or 422 (a rule that does not compile, with its ``diagnostics``).
-Compiling and testing rules run in the app's worker processes (:mod:`.work`, under the
-time and memory budgets of :mod:`coscore.http.pool`), database work in threads, scoring
-in the task threads: pages and listings never wait for them.
+Compiling and testing rules and scoring tasks run in the app's worker processes
+(:mod:`.work`, under the time and memory budgets of :mod:`coscore.http.pool`), database
+work in threads: pages and listings never wait for them. Requests from other sites, and
+bodies that are not JSON, are refused (:mod:`coscore.http.guard`); names and
+descriptions cannot put script into the original pages (:mod:`.markup`).
 """
 from __future__ import annotations
 
@@ -24,17 +26,23 @@ from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from starlette.middleware import Middleware
+
 from ..http.app import error_handler, lifespan
-from ..http.bodies import BodyLimits, read_body
+from ..http.bodies import BodyLimits, InFlight, read_body
+from ..http.guard import Guard, GuardSettings
+from ..http.options import DEFAULT_IN_FLIGHT
 from ..http.pool import WorkerPool
 from ..http.responses import ApiError, error_response, json_response
+from ..http.rules import DEFAULT_CACHE_BYTES, DEFAULT_CACHE_SIZE
+from ..limits import DEFAULT_LIMITS, Limits
 from .api import Api
 from .store import Store
-from .tasks import DEFAULT_WORKERS, TaskRunner
+from .tasks import DEFAULT_TASK_TIME, DEFAULT_WORKERS, TaskRunner
 from .work import handler
 from .workbench import workbench_routes
 
-__all__ = ["create_app", "PAGES", "DEFAULT_MAX_BODY", "DEFAULT_TIMEOUT", "DEFAULT_MEMORY"]
+__all__ = ["create_app", "PAGES", "DEFAULT_MAX_BODY", "DEFAULT_TIMEOUT", "DEFAULT_MEMORY", "DEFAULT_BODY_TIMEOUT"]
 
 #: Page paths and their templates.
 PAGES = {"/": "index", "/data": "data", "/rules": "rules", "/tasks": "tasks", "/manual": "manual",
@@ -45,6 +53,8 @@ DEFAULT_MAX_BODY = 64 * 2**20
 DEFAULT_TIMEOUT = 5.0
 #: Bytes a worker's memory may grow by over what it held when started.
 DEFAULT_MEMORY = 2**30
+#: Seconds a client may take to send a request body (a dataset is sent whole).
+DEFAULT_BODY_TIMEOUT = 30.0
 
 
 def _endpoint(handler: Callable[[Any], Any], limits: BodyLimits) -> Callable[[Request], Awaitable[Response]]:
@@ -90,24 +100,33 @@ async def _no_icon(request: Request) -> Response:
 
 def create_app(app_dir: str | os.PathLike[str], db: str | os.PathLike[str] = "database.db",
                max_body: int = DEFAULT_MAX_BODY, workers: int = DEFAULT_WORKERS, *,
-               timeout: float = DEFAULT_TIMEOUT, memory: int | None = DEFAULT_MEMORY) -> Starlette:
+               timeout: float = DEFAULT_TIMEOUT, memory: int | None = DEFAULT_MEMORY,
+               body_timeout: float | None = DEFAULT_BODY_TIMEOUT, max_in_flight: int | None = DEFAULT_IN_FLIGHT,
+               task_time: float = DEFAULT_TASK_TIME, limits: Limits = DEFAULT_LIMITS,
+               allowed_hosts: frozenset[str] | None = None, token: str | None = None) -> Starlette:
     """The ASGI app serving the original CoScore app folder ``app_dir`` on database ``db``.
 
     ``app_dir`` holds ``templates/`` and ``static/``; ``db`` is created with the original's
-    tables when missing. Tasks left ``running`` are scored again when the app starts;
-    ``workers`` tasks score at once, and ``workers`` worker processes compile and test
-    rules, each job within ``timeout`` seconds and ``memory`` bytes (started at the first
-    job; ``app.state.pool.start()`` starts them sooner).
+    tables when missing. Tasks left ``running`` are scored again when the app starts.
+    ``workers`` worker processes compile and test rules and score tasks (started at the
+    first job; ``app.state.pool.start()`` starts them sooner), each job within ``timeout``
+    seconds and ``memory`` bytes, rules compiled with ``limits``; a task may use
+    ``task_time`` seconds of them in all. Bodies up to ``max_body`` bytes are read within
+    ``body_timeout`` seconds, ``max_in_flight`` bytes of them at once. Requests from other
+    sites are refused; with ``allowed_hosts`` (the names the server answers to), requests
+    naming another ``Host`` too; with ``token``, requests without it. When the server
+    stops, the database's write-ahead log is copied into the database file.
     """
     root = Path(app_dir)
     templates, static = root / "templates", root / "static"
     if not templates.is_dir() or not static.is_dir():
         raise FileNotFoundError(f"{root} is not a CoScore app folder (it needs templates/ and static/)")
     store = Store(db)
-    runner = TaskRunner(store, workers)
-    pool = WorkerPool(handler, size=workers, timeout=timeout, memory=memory, start=False)
+    pool = WorkerPool(handler, (DEFAULT_CACHE_SIZE, DEFAULT_CACHE_BYTES, limits), size=workers, timeout=timeout,
+                      memory=memory, start=False)
+    runner = TaskRunner(store, workers, pool, task_time=task_time)
     api = Api(store, runner, pool)
-    limits = BodyLimits(max_body)
+    limits_of_bodies = BodyLimits(max_body, body_timeout, InFlight(max_in_flight))
     get, post = ["GET"], ["POST"]
     handlers = [
         ("getData", api.get_data, get), ("createData", api.create_data, post),
@@ -117,14 +136,17 @@ def create_app(app_dir: str | os.PathLike[str], db: str | os.PathLike[str] = "da
         ("getTasks", api.get_tasks, get), ("createTask", api.create_task, post),
         ("deleteTask", api.delete_task, post),
     ]
-    routes = [Route(f"/api/{name}", _endpoint(handler, limits), methods=methods)
+    routes = [Route(f"/api/{name}", _endpoint(handler, limits_of_bodies), methods=methods)
               for name, handler, methods in handlers]
     routes += [Route(path, _page(templates, name), methods=get) for path, name in PAGES.items()]
-    routes += workbench_routes(api, limits)  # coscore's own page: /workbench, /api/workbench/...
+    routes += workbench_routes(api, limits_of_bodies)  # coscore's own page: /workbench, /api/workbench/...
     routes.append(Route("/favicon.ico", _no_icon, methods=get))  # the app has none: no 404 in the console
     routes.append(Mount("/static", StaticFiles(directory=static), name="static"))
-    app = Starlette(routes=routes, exception_handlers={HTTPException: error_handler("/api/", named=True)},
-                    lifespan=lifespan(start=[runner.resume], stop=[lambda: runner.close(wait=False), pool.close]))
+    guard = GuardSettings(hosts=allowed_hosts, check_host="always", token=token, json_prefix="/api/")
+    stop = [lambda: runner.close(wait=False), pool.close, store.checkpoint]
+    app = Starlette(routes=routes, middleware=[Middleware(Guard, settings=guard)],
+                    exception_handlers={HTTPException: error_handler("/api/", named=True)},
+                    lifespan=lifespan(start=[runner.resume], stop=stop))
     app.state.store = store
     app.state.runner = runner
     app.state.pool = pool

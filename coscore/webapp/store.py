@@ -142,8 +142,26 @@ class Store:
                        (status, now(), result, rowid))
 
     def delete_task(self, name: str) -> int:
+        """Delete the tasks called ``name``; how many there were."""
+        return len(self.delete_tasks(name))
+
+    def delete_tasks(self, name: str) -> list[int]:
+        """Delete the tasks called ``name``; their row ids."""
         with self.write() as db:
-            return db.execute("DELETE FROM tasks WHERE task_name = ?", (name,)).rowcount
+            rows = [int(r[0]) for r in db.execute("SELECT rowid FROM tasks WHERE task_name = ?", (name,))]
+            db.execute("DELETE FROM tasks WHERE task_name = ?", (name,))
+            return rows
+
+    def checkpoint(self) -> None:
+        """Copy every write from the write-ahead log into the database file and empty the
+        log (``PRAGMA wal_checkpoint(TRUNCATE)``), so that the file alone holds them all:
+        done when the server stops cleanly."""
+        connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None)
+        try:
+            connection.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT * 1000)}")
+            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        finally:
+            connection.close()
 
     def close(self) -> None:
         """Close this thread's connection (others close when their threads end)."""

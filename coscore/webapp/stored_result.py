@@ -23,7 +23,7 @@ from ..expr.types import combo_types, product_kinds
 from ..results import Batch
 from ..rule import Rule
 
-__all__ = ["AnswerFailed", "result_json", "score_answers"]
+__all__ = ["AnswerFailed", "result_json", "result_parts", "result_text", "score_answers"]
 
 #: Integers at or beyond this magnitude are not exact in float64: such answers are re-scored.
 _EXACT = 2.0**53
@@ -127,12 +127,14 @@ def score_answers(rule: Rule, answers: Any) -> Batch:
     return rule.score_many(answers)
 
 
-def result_json(rule: Rule, source: Any, answers: Sequence[list], batch: Batch | None = None) -> str:
-    """The original's ``result`` text for ``answers`` scored with ``rule``:
-    ``json.dumps({"scores": [...], "logs": [debugInfo, ...]})``, byte for byte.
+def result_parts(rule: Rule, source: Any, answers: Sequence[list], batch: Batch | None = None) -> tuple[str, str]:
+    """The two lists of the original's ``result`` text for ``answers``, without their
+    brackets: the scores and the logs (``"5.0, 10"`` and ``'{"A": 5.0}, {"A": 10}'``).
+    Parts of consecutive answers joined with ``", "`` are the parts of them all.
 
     ``source`` is the rule as given (dict or JSON text), for the answers re-scored by the
-    original engine's twin. Raises :class:`AnswerFailed` for the first answer that fails.
+    original engine's twin; ``batch``, the answers already scored (default: scored here by
+    :func:`score_answers`). Raises :class:`AnswerFailed` for the first answer that fails.
     """
     if batch is None:
         batch = score_answers(rule, answers)
@@ -161,4 +163,17 @@ def result_json(rule: Rule, source: Any, answers: Sequence[list], batch: Batch |
     keys = [json.dumps(cid).replace("{", "{{").replace("}", "}}") for cid in ids]
     entry = "{{" + ", ".join(f"{key}: {{}}" for key in keys) + "}}"
     logs = ", ".join(map(entry.format, *columns)) if columns else ", ".join(["{}"] * len(scores))
-    return '{"scores": [' + ", ".join(scores.tolist()) + '], "logs": [' + logs + "]}"
+    return ", ".join(scores.tolist()), logs
+
+
+def result_text(scores: Sequence[str], logs: Sequence[str]) -> str:
+    """The ``result`` text of consecutive parts (see :func:`result_parts`)."""
+    return '{"scores": [' + ", ".join(p for p in scores if p) + '], "logs": [' + ", ".join(p for p in logs if p) + "]}"
+
+
+def result_json(rule: Rule, source: Any, answers: Sequence[list], batch: Batch | None = None) -> str:
+    """The original's ``result`` text for ``answers`` scored with ``rule``:
+    ``json.dumps({"scores": [...], "logs": [debugInfo, ...]})``, byte for byte.
+    Raises :class:`AnswerFailed` for the first answer that fails."""
+    scores, logs = result_parts(rule, source, answers, batch)
+    return result_text([scores], [logs])

@@ -1,7 +1,7 @@
 """A stored dataset scored by a rule, for the workbench's dataset view.
 
 :func:`score_dataset` runs in a worker process: it reads the dataset's answers as a task
-does (:func:`coscore.webapp.tasks.task_answers`: lines ``1..length``, the text before the
+does (:func:`coscore.webapp.answers.task_answers`: lines ``1..length``, the text before the
 first comma split on ``-`` into blanks), scores them all with :meth:`coscore.Rule.score_many`
 and keeps, as a :class:`Scored`, what the view shows: the agreement with the marks
 (:func:`coscore.report.agreement`, intervals from :func:`coscore.report.compare.agreement_intervals`),
@@ -26,7 +26,7 @@ import numpy as np
 from ...report import SCALE, agreement, disagreement_order, round_half_up
 from ...report.compare import agreement_intervals
 from ...report.bootstrap import LEVEL, RESAMPLES, SEED
-from ..tasks import task_answers
+from ..answers import task_answers
 
 __all__ = ["Scored", "score_dataset", "page", "warm", "LISTS", "FIGURES"]
 
@@ -137,7 +137,7 @@ def warm() -> None:
 
 def score_dataset(rule: Any, data: str, count: Any, labelled: bool) -> Scored:
     """Score the dataset text ``data`` (``count`` answers) with ``rule`` (compiled); see the
-    module's description. Raises :class:`coscore.webapp.tasks.TaskFailed` for a dataset
+    module's description. Raises :class:`coscore.webapp.answers.TaskFailed` for a dataset
     whose length does not fit its lines."""
     import pyarrow.compute as pc
 

@@ -21,7 +21,7 @@ from ...diagnostics import Diagnostic, RuleError, shorten
 from ...expr.types import check_rule
 from ...http.responses import ApiError, finite
 from ...http.rules import Compiler
-from ..tasks import TaskFailed
+from ..answers import TaskFailed
 from .analysis import Scored, score_dataset, warm
 from .evidence import explanation_json
 from .where import json_error_place, locate
