@@ -183,8 +183,8 @@ def test_xlsx_in_and_out(tmp_path):
     import zipfile
 
     sheet = zipfile.ZipFile(xlsx).read("xl/worksheets/sheet1.xml").decode("utf-8")
-    assert '<c r="B3" t="inlineStr"><is><t>=1+1</t>' in sheet  # text, not a formula
-    assert '<c r="C2"><v>3.0</v></c>' in sheet  # a number
+    assert '<row r="3"><c t="inlineStr"><is><t>2</t></is></c><c t="inlineStr"><is><t>=1+1</t>' in sheet  # text
+    assert '<row r="2"><c t="inlineStr"><is><t>1</t></is></c><c t="inlineStr"><is><t>换车道</t></is></c><c><v>3.0</v></c>' in sheet  # a number
 
 
 def test_xlsx_input_scores_like_csv(tmp_path):

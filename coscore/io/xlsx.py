@@ -122,7 +122,9 @@ class XlsxReader:
                 raise InputError(self.source, f"{self._where}: a value beyond the {width} named columns "
                                  f"(cell {letter}{number})", row=number)
         kept = [_text(column) for column in columns[:width]]
-        if len(rows) != table.num_rows:
+        if len(rows) and rows[-1] - rows[0] + 1 == len(rows):  # no empty row among the data: a slice
+            kept = [column.slice(int(rows[0]), len(rows)) for column in kept]
+        elif len(rows) != table.num_rows:
             indices = int_array(rows)
             kept = [column.take(indices) for column in kept]
         return kept, rows + 1

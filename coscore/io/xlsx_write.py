@@ -10,6 +10,10 @@ spends some 9 microseconds a cell in Python: 10 s for 200,000 scored rows.
   booleans; NaN and missing values are empty cells, infinities the text ``inf``; an empty
   text is an empty text cell (the row stays). A column of Python values mixing text and
   numbers, lists or objects is written as text (lists and objects as JSON).
+- Cells carry no reference (``r="B7"``): each row lists all its cells in order, an empty
+  one as ``<c/>`` (the rows keep their numbers). Excel, LibreOffice and calamine place
+  such cells by their order; the sheet is a quarter smaller and deflates faster.
+- The sheet is deflated in a second thread while the next chunk's XML is made.
 - Characters XML cannot hold literally are written as OOXML's ``_xHHHH_`` escapes
   (control characters, carriage returns), and a text holding ``_x`` has its ``_``
   escaped, so every text reads back as it was. U+FFFE, U+FFFF and lone surrogates, which
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import zipfile
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, BinaryIO
 
 import numpy as np
@@ -30,7 +35,6 @@ from .cells import offsets_of, text_bytes, text_column
 from .errors import InputError
 from .table import MISSING, Chunk
 from .workbook_guard import EXCEL_CELL_CHARS
-from .xlsx import column_letter
 
 #: The most rows and columns of one Excel sheet.
 EXCEL_ROWS = 1_048_576
@@ -77,6 +81,8 @@ _PARTS = {
         '<cellXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/></cellXfs>'
         '<cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles></styleSheet>'),
 }
+#: An empty cell (it holds its place: cells carry no reference).
+_EMPTY = "<c/>"
 _DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
 #: Bytes of UTF-8 text that need more than joining: XML's specials, ``_`` (of ``_x``) and controls.
 _SPECIAL = bytes([*range(0, 9), *range(11, 32), ord("&"), ord("<"), ord(">"), ord("_")])
@@ -96,6 +102,8 @@ class XlsxWriter:
         self._target = target
         self._zip = zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=COMPRESS_LEVEL)
         self._sheet: Any = None
+        self._deflater: ThreadPoolExecutor | None = None
+        self._pending: Future[None] | None = None
         self._columns: list[str] | None = None
         self._row = 0  # rows written, the header included
 
@@ -117,11 +125,24 @@ class XlsxWriter:
         pc = _pc()
         numbers = pc.cast(int_array(np.arange(self._row + 1, self._row + n + 1)), pa.string())
         assert self._columns is not None
-        cells = [self._cells(chunk, name, j, numbers) for j, name in enumerate(self._columns)]
+        cells = [self._cells(chunk, name) for name in self._columns]
         rows = pc.binary_join_element_wise(string_scalar('<row r="'), numbers, string_scalar('">'), *cells,
-                                           string_scalar("</row>"), string_scalar(""), null_handling="skip")
-        self._sheet.write(_bytes_of(rows))
+                                           string_scalar("</row>"), string_scalar(""))
+        self._deflate(rows)
         self._row += n
+
+    def _deflate(self, rows: Any) -> None:
+        """Hand the rows' XML to the deflating thread, once it is done with the last chunk's."""
+        self._wait()
+        if self._deflater is None:
+            self._deflater = ThreadPoolExecutor(1, thread_name_prefix="coscore-xlsx")
+        self._pending = self._deflater.submit(self._sheet.write, _bytes_of(rows))
+
+    def _wait(self) -> None:
+        """Wait for the chunk being deflated (its error, if any, is raised here)."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
 
     def _start(self, chunk: Chunk) -> None:
         self._columns = list(chunk.columns)
@@ -135,15 +156,20 @@ class XlsxWriter:
             texts = _checked_text(_strings(self._columns), header, "(the header)")
         except _Unstorable as exc:
             raise _unstorable(header, self._columns[exc.index], exc) from None
-        cells = [f'<c r="{column_letter(j)}1" t="inlineStr"><is><t xml:space="preserve">{v}</t></is></c>'
-                 for j, v in enumerate(_escaped(texts).to_pylist())]
+        cells = [f'<c t="inlineStr"><is><t xml:space="preserve">{v}</t></is></c>' for v in _escaped(texts).to_pylist()]
         self._sheet.write(('<row r="1">' + "".join(cells) + "</row>").encode("utf-8"))
         self._row = 1
 
-    def _cells(self, chunk: Chunk, name: str, index: int, numbers: Any) -> Any:
+    def _cells(self, chunk: Chunk, name: str) -> Any:
+        """The XML of column ``name``'s cells (``<c/>`` where a cell is left empty)."""
+        cells = self._values(chunk, name)
+        if cells.null_count:
+            cells = _pc().fill_null(cells, string_scalar(_EMPTY))
+        return cells
+
+    def _values(self, chunk: Chunk, name: str) -> Any:
         """The XML of column ``name``'s cells (null where a cell is left empty)."""
         pc = _pc()
-        letter = column_letter(index)
         try:
             kind, values = _column_kind(chunk.data[name], chunk.types.get(name))
         except _Unstorable as exc:
@@ -152,42 +178,44 @@ class XlsxWriter:
             return pa.nulls(len(chunk), pa.string())
         if kind == "bool":
             flags = pc.if_else(values, string_scalar("1"), string_scalar("0"))
-            return pc.binary_join_element_wise(string_scalar(f'<c r="{letter}'), numbers,
-                                               string_scalar('" t="b"><v>'), flags, string_scalar("</v></c>"),
+            return pc.binary_join_element_wise(string_scalar('<c t="b"><v>'), flags, string_scalar("</v></c>"),
                                                string_scalar(""))
         if kind in ("int", "float"):
             texts = pc.cast(values, pa.string()) if kind == "int" else _float_cells(values)
-            number = pc.binary_join_element_wise(string_scalar(f'<c r="{letter}'), numbers, string_scalar('"><v>'),
-                                                 texts, string_scalar("</v></c>"), string_scalar(""))
+            number = pc.binary_join_element_wise(string_scalar("<c><v>"), texts, string_scalar("</v></c>"),
+                                                 string_scalar(""))
             if kind == "int":
                 return number
             infinite = pc.is_inf(values)
             if not pc.any(infinite).as_py():
                 return number
             text = self._text_cells(pc.if_else(infinite, pc.cast(values, pa.string()), pa.nulls(len(values), pa.string())),
-                                    chunk, name, letter, numbers)
+                                    chunk, name)
             return pc.if_else(infinite, text, number)
-        return self._text_cells(values, chunk, name, letter, numbers)
+        return self._text_cells(values, chunk, name)
 
-    def _text_cells(self, texts: Any, chunk: Chunk, name: str, letter: str, numbers: Any) -> Any:
+    def _text_cells(self, texts: Any, chunk: Chunk, name: str) -> Any:
         """Inline strings; ``xml:space="preserve"`` only on a text that starts or ends with
         white space (XML readers may trim it otherwise): 19 bytes a cell less to deflate."""
         pc = _pc()
         texts = _escaped(_checked_text(texts, chunk, name))
 
         def cells(opening: str) -> Any:
-            return pc.binary_join_element_wise(string_scalar(f'<c r="{letter}'), numbers, string_scalar(opening),
-                                               texts, string_scalar("</t></is></c>"), string_scalar(""))
+            return pc.binary_join_element_wise(string_scalar(opening), texts, string_scalar("</t></is></c>"),
+                                               string_scalar(""))
 
-        plain = cells('" t="inlineStr"><is><t>')
+        plain = cells('<c t="inlineStr"><is><t>')
         spaced = _spaced_ends(texts)
         if spaced is None:
             return plain
-        return pc.if_else(bool_array(spaced), cells('" t="inlineStr"><is><t xml:space="preserve">'), plain)
+        return pc.if_else(bool_array(spaced), cells('<c t="inlineStr"><is><t xml:space="preserve">'), plain)
 
     def abort(self) -> None:
         """Give up the file (it is being discarded): its handles are closed now, so that
         nothing is left for the collector to finish (and to complain about)."""
+        if self._deflater is not None:
+            self._deflater.shutdown(wait=True, cancel_futures=True)
+            self._deflater, self._pending = None, None
         for handle in (self._sheet, self._zip):
             if handle is not None:
                 with contextlib.suppress(Exception):
@@ -198,6 +226,10 @@ class XlsxWriter:
         """Finish the sheet and write the workbook's other parts."""
         if self._columns is None:
             self._start(Chunk([], {}, [], "row", self._target))
+        self._wait()
+        if self._deflater is not None:
+            self._deflater.shutdown()
+            self._deflater = None
         self._sheet.write(_FOOT)
         try:
             self._sheet.close()
