@@ -202,8 +202,9 @@ class TrueScoreColumns:
             spread, noise = s_dev - m * mean * mean, (n - 1) * errors
             true_var = (spread - noise) / (m - (n + 3 * s_double) / m)
             mse = (s_sq - n * errors) / m
-            # positive beyond rounding: a true-score variance of 0 must not come out as 1e-18
-            prmse = np.where(spread - noise > ROUNDING * (np.abs(spread) + np.abs(noise)), 1.0 - mse / true_var, np.nan)
+            # positive beyond rounding: a true-score variance of 0 must not come out as 1e-18. The
+            # rounding is that of the sums the spread is the difference of (s_dev, m * mean²).
+            prmse = np.where(spread - noise > ROUNDING * (np.abs(s_dev) + np.abs(noise)), 1.0 - mse / true_var, np.nan)
         return {"n": n, "n_double": s_double, "variance_of_errors": errors, "true_score_variance": true_var,
                 "mse_true": mse, "prmse": prmse}
 
