@@ -51,6 +51,15 @@ RULES = {
                           "2": {"type": "OP", "desc": "0.1:中文🎉,a b,éü"}, "3": {"type": "CS", "desc": "0:ab中,道"}},
                 "combos": {"A": {"combo": "M(0,T('*'))+M(1,T('*'))", "score": 1, "mode": "value"},
                            "B": {"combo": "M(2,T('*'))*M(3,T('*'))", "score": 3, "mode": "value"}}, "comboMode": "ADD"},
+    # several blanks, each read only through the kernels: scored from each blank's texts
+    "several": {"atoms": {"0": {"type": "SM", "desc": "车道|道,a!b,~é"}, "1": {"type": "OP", "desc": "0.1:中文🎉,a b"},
+                          "2": {"type": "CS", "desc": "0:ab中,道"}, "3": {"type": "SM", "desc": "中,🎉"}},
+                "combos": {"A": {"combo": "M(0,T(0))+M(3,T(1))", "score": 1, "mode": "value"},
+                           "B": {"combo": "G(1,T(-1)) and G(2,T('*'))", "score": 3, "mode": "logic"},
+                           "C": {"combo": "M(2,T(1))*M(0,T(2))", "score": 2, "mode": "value"}}, "comboMode": "ADD"},
+    "pair": {"atoms": {"0": {"type": "SM", "desc": "车道,a b"}, "1": {"type": "OP", "desc": "0.3:中文🎉,道"}},
+             "combos": {"A": {"combo": "M(0,T(0))", "score": 2, "mode": "value"},
+                        "B": {"combo": "G(1,T(1))", "score": 3, "mode": "logic"}}, "comboMode": "MAX"},
     # the text read as a str too: an EM atom, a comparison, a join, a measure
     "exact": {"atoms": {"0": {"type": "EM", "desc": "车道,a b,"}, "1": {"type": "SM", "desc": "道"}},
               "combos": {"A": {"combo": "G(0,T(0)) + G(1,T(0))", "score": 2, "mode": "value"}}, "comboMode": "ADD"},
@@ -202,7 +211,7 @@ def test_many_rows_and_repeats_score_as_lists():
     values = [pool[i] for i in rng.integers(0, len(pool), 60_000)]
     second = [pool[i] for i in rng.integers(0, len(pool), 60_000)]
     columns = [pa.array(values), pa.chunked_array([pa.array(second[:12345]), pa.array(second[12345:])])]
-    for name in ("first", "joined", "both", "lab-tools", "lane-change"):
+    for name in ("first", "joined", "both", "several", "pair", "lab-tools", "lane-change"):
         rule = COMPILED[name]
         want = rule.score_many(list(zip(values, second)))
         _same(rule.score_many(columns, jobs=2), want)
@@ -214,12 +223,24 @@ def test_only_rules_that_read_text_outside_the_kernels_get_str():
     def kernel_texts(name):
         return COMPILED[name]._plan.columnar.kernel_texts
 
-    assert all(kernel_texts(name) for name in ("first", "last", "second", "kernels", "lab-tools", "lane-change"))
+    assert all(kernel_texts(name) for name in ("first", "last", "second", "kernels", "several", "pair", "lab-tools",
+                                                "lane-change"))
     assert not any(kernel_texts(name) for name in ("joined", "both", "exact", "strings"))
 
 
+def test_rules_reading_several_blanks_through_the_kernels_read_each_blank_in_c():
+    """Such a rule's answers are deduplicated on each blank's texts (no ``str`` made);
+    a rule that reads a blank otherwise, or one blank, is not."""
+    def keys(name):
+        return COMPILED[name]._plan.keys
+
+    assert set(keys("several")) == {"*", -1, 0, 1, 2}
+    assert set(keys("pair")) == {0, 1}
+    assert not any(keys(name) for name in ("first", "both", "joined", "exact", "strings", "kernels"))
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(blank_columns(max_width=2), st.sampled_from(["kernels", "exact", "strings", "first", "joined"]),
+@given(blank_columns(max_width=3), st.sampled_from(["kernels", "exact", "strings", "first", "joined", "several"]),
        st.sampled_from([{"max_work": 40}, {"max_work": 400}, {"max_built_chars": 12}, {"max_atom_calls": 2}]))
 def test_arrow_columns_keep_the_answer_budgets_as_lists(data, name, budget):
     values, columns = data

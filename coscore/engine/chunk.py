@@ -21,6 +21,7 @@ import numpy as np
 from .._fast import BlankColumns, check_answers, dedup_answers, dedup_strings, distinct_texts, joined_column
 from . import columnar
 from .builder import Part
+from .context import BlankTexts
 from .plan import Plan
 from .reference import AnswerLike, score_flagged
 
@@ -61,10 +62,41 @@ def score_list(plan: Plan, answers: list, start: int, stop: int, part: Part) -> 
 def read_texts(plan: Plan, table: BlankColumns, start: int, stop: int) -> Any:
     """What scoring rows ``start:stop`` of ``table`` reads first: when the rule reads one
     text (``plan.key``), those texts deduplicated, read in C without the GIL (so this may
-    run in another thread while a chunk is scored); else ``None``, and
-    :func:`score_texts` takes whole answers (as Python objects, with the GIL)."""
+    run in another thread while a chunk is scored); when it reads several blanks only
+    through the kernels (``plan.keys``), each blank's texts so, and the answers
+    deduplicated on them (:func:`blank_texts`); else ``None``, and :func:`score_texts`
+    takes whole answers (as Python objects, with the GIL)."""
     key = plan.key
-    return table.texts(key, start, stop) if key is not None else None
+    if key is not None:
+        return table.texts(key, start, stop)
+    keys = plan.keys
+    return blank_texts(table, keys, start, stop) if keys is not None else None
+
+
+def blank_texts(table: BlankColumns, keys: tuple, start: int, stop: int) -> tuple[BlankTexts, np.ndarray, Any]:
+    """Rows ``start:stop`` of ``table`` as :func:`read_texts` gives them for a rule reading
+    the blanks ``keys``: ``(distinct, inverse, missing)``, the distinct answers (a
+    :class:`BlankTexts`: each blank's distinct texts, read in C), each row's position
+    among them, and the rows without one of those blanks (``None``: none)."""
+    read = [table.texts(key, start, stop) for key in keys]
+    code = np.zeros(stop - start, dtype=np.int64)
+    for texts, inverse, _ in read:  # the answers' codes stay below rows², renumbered after each blank
+        code = code * len(texts) + inverse
+        _, first, code = np.unique(code, return_index=True, return_inverse=True)
+    # in first-occurrence order, as every dedup gives them (all distinct: answer i is row i)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    first, code = first[order], rank[code.reshape(-1)]
+    missing = None
+    blanks = {}
+    for key, (texts, inverse, absent) in zip(keys, read):
+        flag = None
+        if absent is not None:
+            missing = absent if missing is None else missing | absent
+            flag = absent[first] if absent[first].any() else None
+        blanks[key] = (texts, inverse[first], flag)
+    return BlankTexts(len(first), blanks), code, missing
 
 
 def score_texts(plan: Plan, table: BlankColumns, start: int, stop: int, texts: Any, part: Part) -> None:

@@ -21,6 +21,23 @@ from ..limits import DEFAULT_LIMITS, Limits
 Column = tuple
 
 
+class BlankTexts:
+    """Distinct answers given by the texts of the blanks a rule reads (only through the
+    kernels: :attr:`~coscore.engine.plan.ColumnarPlan.keys`), as the Arrow reader gives
+    them: ``blanks`` maps each blank (its ``T`` argument) to ``(texts, index, flag)``, the
+    blank's distinct texts (a ``Texts``), each answer's position among them, and the
+    answers without that blank (``None``: none)."""
+
+    __slots__ = ("n", "blanks")
+
+    def __init__(self, n: int, blanks: dict):
+        self.n = n
+        self.blanks = blanks
+
+    def __len__(self) -> int:
+        return self.n
+
+
 class BatchContext:
     """The answers of one chunk and its caches, which the column functions of a
     :class:`~coscore.engine.plan.ColumnarPlan` read.
@@ -30,7 +47,9 @@ class BatchContext:
     distinct strings, each standing for blank ``view`` of an answer (``"*"``: its joined
     blanks; ``0``: the one blank of one-blank answers), so that text needs no
     deduplication; they may be a ``Texts`` when only the kernels read them
-    (:attr:`~coscore.engine.plan.ColumnarPlan.kernel_texts`).
+    (:attr:`~coscore.engine.plan.ColumnarPlan.kernel_texts`). ``answers`` may also be a
+    :class:`BlankTexts`: each blank the rule reads is then its distinct texts and each
+    answer's position among them.
 
     ``work`` is each answer's kernel work so far, an upper bound of what the reference
     evaluator would count: each atom call is counted once per call site
@@ -58,7 +77,11 @@ class BatchContext:
         self._charges: list = []
         self._longest = longest if view is not None else None
         self.cache: dict = {}
-        if view is not None:
+        if isinstance(answers, BlankTexts):
+            for name, (texts, index, flag) in answers.blanks.items():
+                self.cache[("T", name)] = ("str", texts, flag)  # read only as the key of its distinct texts
+                self.cache[("distinct", ("T", name))] = (texts, index)
+        elif view is not None:
             names = (0, -1, "*") if type(view) is int and view == 0 else (view,)
             for name in names:
                 self.cache[("T", name)] = ("str", answers, None)

@@ -48,6 +48,11 @@ class Plan:
         """The one text the rule reads (see :attr:`ColumnarPlan.key`), else ``None``."""
         return self.columnar.key if self.columnar is not None else None
 
+    @property
+    def keys(self):
+        """The blanks the rule reads through the kernels only (see :attr:`ColumnarPlan.keys`), else ``None``."""
+        return self.columnar.keys if self.columnar is not None else None
+
 
 def plan(spec: RuleSpec, limits: Limits = DEFAULT_LIMITS) -> Plan:
     """The :class:`Plan` of a validated rule: atoms prepared, combos compiled, answers
@@ -60,7 +65,10 @@ class ColumnarPlan:
 
     ``key`` is the one blank the rule reads (an int, or ``"*"`` for the joined blanks)
     when it reads nothing else: then two answers with the same such text score the
-    same, and a chunk is deduplicated on those texts alone. ``groups`` are the SM atoms
+    same, and a chunk is deduplicated on those texts alone. ``keys`` are the blanks a
+    rule reads when it reads several, and each only through the kernels (``kernel_texts``,
+    no string built): then Arrow blank columns are scored from each blank's distinct
+    texts (:class:`~coscore.engine.context.BlankTexts`), with no ``str`` made. ``groups`` are the SM atoms
     scanned together (:func:`substring_groups`). ``kernel_texts`` says whether the
     combos read the text only through the kernels (:func:`_kernel_texts`): then a chunk
     of texts that is not a list (the ``Texts`` of the Arrow reader) goes to the kernels
@@ -88,6 +96,9 @@ class ColumnarPlan:
         structural = ("Q", "*") in reads or (self.manual and ("L", "*") in reads)
         self.key = next(iter(blanks)) if len(blanks) == 1 and not structural else None
         self.kernel_texts = _kernel_texts(spec, atoms)
+        several = len(blanks) > 1 and not structural and all(type(b) is int or b == "*" for b in blanks)
+        self.keys = tuple(sorted(blanks, key=repr)) if several and self.kernel_texts and self.built_over is None \
+            else None
 
 
 def _call_sites(spec: RuleSpec) -> Counter:
