@@ -45,6 +45,23 @@ def test_any_storable_text_round_trips(tmp_path, texts):
     assert lines == list(range(2, len(texts) + 2))
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(st.tuples(st.one_of(st.none(), st.text(STORABLE, max_size=6)),
+                               st.one_of(st.none(), st.just(float("nan")), st.integers(-5, 5).map(float)),
+                               st.text(STORABLE, max_size=6)), min_size=1, max_size=8))
+def test_empty_cells_keep_the_places_of_the_cells_after_them(tmp_path, rows):
+    """Cells carry no reference: an empty one (a null, NaN) is written as ``<c/>`` and the
+    cells after it stay in their columns."""
+    path = tmp_path / "places.xlsx"
+    _write(path, {"a": pa.array([r[0] for r in rows], pa.string()), "score": pa.array([r[1] for r in rows], pa.float64()),
+                  "b": [r[2] for r in rows]})
+    _, values, lines = _read(path)
+    assert values["a"] == ["" if r[0] is None else r[0] for r in rows]
+    assert values["score"] == ["" if r[1] is None or r[1] != r[1] else f"{r[1]:g}" for r in rows]
+    assert values["b"] == [r[2] for r in rows]
+    assert lines == list(range(2, len(rows) + 2))
+
+
 @pytest.mark.parametrize("bad", ["\ufffe", "\uffff", "a\ud800"])
 def test_characters_no_workbook_holds_are_refused_with_the_row(tmp_path, bad):
     with pytest.raises(InputError, match=r"row 3, column 'text'.*cannot store"):

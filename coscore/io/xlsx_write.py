@@ -86,6 +86,9 @@ _EMPTY = "<c/>"
 _DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
 #: Bytes of UTF-8 text that need more than joining: XML's specials, ``_`` (of ``_x``) and controls.
 _SPECIAL = bytes([*range(0, 9), *range(11, 32), ord("&"), ord("<"), ord(">"), ord("_")])
+#: The bytes of white space an XML reader may trim from a text's ends (space, tab, LF, CR).
+_SPACE = np.zeros(256, dtype=bool)
+_SPACE[[32, 9, 10, 13]] = True
 _NONCHARACTERS = (b"\xef\xbf\xbe", b"\xef\xbf\xbf")
 
 
@@ -364,12 +367,8 @@ def _spaced_ends(texts: Any) -> np.ndarray | None:
     data = np.frombuffer(raw, dtype=np.uint8)
     offsets = offsets_of(texts) - offsets_of(texts)[0]
     filled = np.diff(offsets) > 0
-    space = (data == 32) | (data == 9) | (data == 10) | (data == 13)
-    first = np.zeros(len(texts), dtype=bool)
-    last = np.zeros(len(texts), dtype=bool)
-    first[filled] = space[offsets[:-1][filled]]
-    last[filled] = space[offsets[1:][filled] - 1]
-    mask = first | last
+    mask = np.zeros(len(texts), dtype=bool)
+    mask[filled] = _SPACE[data[offsets[:-1][filled]]] | _SPACE[data[offsets[1:][filled] - 1]]  # first, last bytes
     return mask if mask.any() else None
 
 
