@@ -94,8 +94,8 @@ def blank_texts(table: BlankColumns, keys: tuple, start: int, stop: int) -> tupl
         flag = None
         if absent is not None:
             missing = absent if missing is None else missing | absent
-            flag = absent[first] if absent[first].any() else None
-        blanks[key] = (texts, inverse[first], flag)
+            flag = absent[first]
+        blanks[key] = (texts, inverse[first], flag if flag is not None and flag.any() else None)
     return BlankTexts(len(first), blanks), code, missing
 
 

@@ -68,8 +68,8 @@ class ColumnarPlan:
     same, and a chunk is deduplicated on those texts alone. ``keys`` are the blanks a
     rule reads when it reads several, and each only through the kernels (``kernel_texts``,
     no string built): then Arrow blank columns are scored from each blank's distinct
-    texts (:class:`~coscore.engine.context.BlankTexts`), with no ``str`` made. ``groups`` are the SM atoms
-    scanned together (:func:`substring_groups`). ``kernel_texts`` says whether the
+    texts (:class:`~coscore.engine.context.BlankTexts`), with no ``str`` made.
+    ``groups`` are the SM atoms scanned together (:func:`substring_groups`). ``kernel_texts`` says whether the
     combos read the text only through the kernels (:func:`_kernel_texts`): then a chunk
     of texts that is not a list (the ``Texts`` of the Arrow reader) goes to the kernels
     as is; otherwise the ``str`` of each text is made first. ``call_sites`` counts the
