@@ -12,9 +12,10 @@ figure is the median wall time of its runs. Issue 26's target: a DataFrame is at
 fast as the lists (ratio <= 1), and gives exactly their results.
 
 A rule that reads one text per answer gets that text's distinct values read from the
-Arrow buffers in C, with no Python string. A rule that reads several blanks gets whole
-answers, which the engine builds as Python objects from the Arrow columns; lists hold
-them already, so there a frame is slower than the lists.
+Arrow buffers in C, with no Python string; so does a rule that reads several blanks only
+through SM, OP and CS atoms, one blank at a time (both rules here). A pandas ``object`` or
+``category`` column is converted to Arrow text first (every column of the frame, the ones
+the rule does not read too), which is why those are slower than the lists.
 """
 from __future__ import annotations
 
