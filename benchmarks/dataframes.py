@@ -13,9 +13,11 @@ fast as the lists (ratio <= 1), and gives exactly their results.
 
 A rule that reads one text per answer gets that text's distinct values read from the
 Arrow buffers in C, with no Python string; so does a rule that reads several blanks only
-through SM, OP and CS atoms, one blank at a time (both rules here). A pandas ``object`` or
-``category`` column is converted to Arrow text first (every column of the frame, the ones
-the rule does not read too), which is why those are slower than the lists.
+through SM, OP and CS atoms, one blank at a time (both rules here). polars' ``string_view``
+and pandas' and polars' categories (dictionaries) are read in place; a pandas ``object``
+column is read as the Python strings it holds; the columns a rule does not read are not
+converted. Every answer here is distinct, so a category column's dictionary is as long as
+the column, in sorted order: the worst case for it.
 """
 from __future__ import annotations
 

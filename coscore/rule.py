@@ -78,7 +78,7 @@ class Rule:
         read (in C, without the GIL) by a second thread, a chunk ahead of scoring. The
         result equals scoring each answer with :meth:`score`.
         """
-        table = blank_table(answers)
+        table = blank_table(answers, self._plan.blanks_read)
         if isinstance(table, BlankTable):
             return _stream.score_table(self._plan, table, jobs=jobs, chunk_size=chunk_size)
         if table is not None:   # a DataFrame whose odd cells fail their own answers
@@ -111,7 +111,7 @@ class Rule:
         elif hasattr(answers, "read_next_batch"):   # an Arrow RecordBatchReader: its batches are the chunks
             return _stream.score_tables(self._plan, iter(answers), jobs=jobs)
         else:
-            table = blank_table(answers)
+            table = blank_table(answers, self._plan.blanks_read)
             if isinstance(table, BlankTable):
                 return _stream.score_tables(self._plan, table.chunks(chunk_size), jobs=jobs)
             if table is not None:   # a DataFrame whose odd cells fail their own answers

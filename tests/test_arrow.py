@@ -88,22 +88,48 @@ def _lists(columns: list[list]) -> list:
     return texts[0] if len(texts) == 1 else list(zip(*texts))
 
 
+#: The Arrow types a blank column may have: text, or a dictionary of text (each index width).
+TEXT_TYPES = [pa.string(), pa.large_string()] + ([pa.string_view()] if hasattr(pa, "string_view") else [])
+KINDS = TEXT_TYPES + [pa.dictionary(index, value) for index in (pa.int8(), pa.int32(), pa.int64(), pa.uint16())
+                      for value in TEXT_TYPES]
+
+
+def _make(values: list, kind: pa.DataType, spare: bool = False) -> pa.Array:
+    """``values`` as an array of ``kind``; a dictionary holds each distinct value once
+    (with ``spare``, also values no row uses, one of them repeated, and a null entry that
+    some null rows point at)."""
+    if not pa.types.is_dictionary(kind):
+        return pa.array(values, kind)
+    entries = list(dict.fromkeys(v for v in values if v is not None))
+    position = {v: i for i, v in enumerate(entries)}
+    first = entries[0] if entries else None
+    if spare:   # the first value twice: rows of it point at either copy
+        entries = ["unused", *entries, first if entries else "x", None]
+        position = {v: i + 1 for v, i in position.items()}
+    null_entry, copy = (len(entries) - 1, len(entries) - 2) if spare else (None, None)
+    indices = [(null_entry if i % 2 else None) if v is None else copy if spare and v == first and i % 2
+               else position[v] for i, v in enumerate(values)]
+    return pa.DictionaryArray.from_arrays(pa.array(indices, kind.index_type), pa.array(entries, kind.value_type))
+
+
 @st.composite
 def arrow_column(draw, values: list):
-    """``values`` as an Arrow column of some layout: string or large_string, one array
-    or chunked (cut anywhere), sliced out of a longer array (offset != 0)."""
-    kind = draw(st.sampled_from([pa.string(), pa.large_string()]))
+    """``values`` as an Arrow column of some layout: string, large_string, string_view
+    or a dictionary of them; one array or chunked (cut anywhere), sliced out of a longer
+    array (offset != 0)."""
+    kind = draw(st.sampled_from(KINDS))
+    spare = draw(st.booleans())
     layout = draw(st.sampled_from(["array", "chunked", "sliced", "sliced chunks"]))
     if layout == "array":
-        return pa.array(values, kind)
+        return _make(values, kind, spare)
     if layout == "sliced":
         before, after = draw(st.lists(CELL, max_size=3)), draw(st.lists(CELL, max_size=3))
-        return pa.array(before + values + after, kind).slice(len(before), len(values))
+        return _make(before + values + after, kind, spare).slice(len(before), len(values))
     cuts = sorted(draw(st.lists(st.integers(0, len(values)), max_size=3)))
     pieces = [values[a:b] for a, b in zip([0, *cuts], [*cuts, len(values)])]
     if layout == "sliced chunks":
-        return pa.chunked_array([pa.array(["pad", *p, "pad"], kind).slice(1, len(p)) for p in pieces], kind)
-    return pa.chunked_array([pa.array(p, kind) for p in pieces], kind)
+        return pa.chunked_array([_make(["pad", *p, "pad"], kind, spare).slice(1, len(p)) for p in pieces], kind)
+    return pa.chunked_array([_make(p, kind, spare) for p in pieces], kind)
 
 
 @st.composite

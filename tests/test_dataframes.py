@@ -27,6 +27,15 @@ RULES["two"] = coscore.compile({
     "combos": {"A": {"combo": "M(0,T(0)) + G(1,T(1))", "score": 2, "mode": "value"},
                "B": {"combo": "Q('*') == 2", "score": 1, "mode": "logic"}}, "comboMode": "ADD"})
 
+# rules that read one blank, or several through the kernels only: a frame's other columns are not converted
+RULES["second"] = coscore.compile({
+    "atoms": {"0": {"type": "SM", "desc": "车道,a,1"}},
+    "combos": {"A": {"combo": "M(0,T(1))", "score": 2, "mode": "value"}}, "comboMode": "ADD"})
+RULES["kernels"] = coscore.compile({
+    "atoms": {"0": {"type": "SM", "desc": "车道,a,1"}, "1": {"type": "OP", "desc": "0.5:左转,true"}},
+    "combos": {"A": {"combo": "M(0,T(1))", "score": 2, "mode": "value"},
+               "B": {"combo": "G(1,T(0))", "score": 1, "mode": "logic"}}, "comboMode": "ADD"})
+
 CELL = st.one_of(st.none(), st.just(""), st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=8),
                  st.sampled_from(["车道", "a", "左转 变道", "true"]))
 
@@ -53,7 +62,16 @@ def test_text_columns_of_pandas_and_polars_score_as_lists(columns, name):
     _same(rule.score_many(pd.DataFrame({"q1": pd.Series(first, dtype=object), "q2": pd.Series(second, dtype=object)})),
           want)
     _same(rule.score_many(pd.DataFrame({"q1": pd.Series(first, dtype="string"), "q2": second})), want)
+    _same(rule.score_many(pd.DataFrame({"q1": pd.Series(first, dtype=object), "q2": pd.Series(second, dtype="string")})),
+          want)
+    _same(rule.score_many(pd.DataFrame({"q1": pd.Categorical(first), "q2": pd.Categorical(second)})), want)
+    objects = pd.CategoricalDtype(pd.Index(sorted({v for v in first if v is not None}), dtype=object))
+    _same(rule.score_many(pd.DataFrame({"q1": pd.Series(first, dtype=objects),
+                                        "q2": pd.Series([float("nan") if v is None else v for v in second],
+                                                        dtype=object)})), want)
     _same(rule.score_many(pl.DataFrame({"q1": first, "q2": second}, schema={"q1": pl.String, "q2": pl.String})), want)
+    _same(rule.score_many(pl.DataFrame({"q1": first, "q2": second}, schema={"q1": pl.Categorical, "q2": pl.String})),
+          want)
 
 
 def test_categories_numbers_and_booleans_become_text():
@@ -74,6 +92,28 @@ def test_odd_objects_in_a_pandas_column_fail_their_own_answer():
     got = rule.score_many(pd.DataFrame({"b": pd.Series(["笔纸尺", None, 5, float("nan")], dtype=object)}))
     assert got.errors[:2] == [None, None] and got.errors[3] is None
     assert "blank 0 is int" in got.errors[2]
+
+
+def test_a_column_the_rule_does_not_read_is_not_looked_at():
+    """As a list's blank that the rule does not read: any value, no error."""
+    rule = RULES["lane-change"]   # reads blank 0 only
+    frame = pd.DataFrame({"a": ["左转", "变道", None], "b": pd.Series([5, object(), "x"], dtype=object)})
+    _same(rule.score_many(frame), rule.score_many([["左转", 5], ["变道", None], ["", "x"]]))
+    assert rule.score_many(frame).errors == [None] * 3
+    swapped = RULES["second"].score_many(frame[["b", "a"]])   # reads blank 1: "a"
+    _same(swapped, RULES["second"].score_many([["", "左转"], ["", "变道"], ["", ""]]))
+
+
+def test_subclasses_of_str_in_a_pandas_column_are_their_text():
+    class Note(str):
+        pass
+
+    rule = RULES["kernels"]
+    first, second = [Note("左转"), "a", Note("车道")], [Note("车道"), Note("1"), "true"]
+    frame = pd.DataFrame({"a": pd.Series(first, dtype=object), "b": pd.Series(second, dtype=object)})
+    _same(rule.score_many(frame), rule.score_many([[str.__str__(x), str.__str__(y)] for x, y in zip(first, second)]))
+    _same(RULES["two"].score_many(frame),
+          RULES["two"].score_many([[str.__str__(x), str.__str__(y)] for x, y in zip(first, second)]))
 
 
 def test_chunks_of_a_dataframe_and_of_an_arrow_stream():

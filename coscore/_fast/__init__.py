@@ -4,7 +4,7 @@
 - :class:`JaccardScorer` -- CS: character multiset Jaccard (:func:`token`, :func:`token_tables`)
 - :class:`SubstringScanner` -- SM: ordered option walk
 - batch plumbing: :func:`check_answers`, :func:`blank_column`, :func:`joined_column`,
-  :func:`distinct_texts`, :func:`dedup_strings`, :func:`dedup_answers`, :func:`longest`,
+  :func:`distinct_texts`, :func:`dedup_strings`, :func:`dedup_answers`, :func:`longest`, :func:`plain_strings`,
   :func:`tune_malloc`
 - :class:`BlankColumns` -- blank columns as Arrow strings, deduplicated on their UTF-8 bytes;
   the compiled form gives the distinct texts as a ``Texts`` (module ``texts``: the texts
@@ -48,6 +48,7 @@ __all__ = [
     "joined_column",
     "longest",
     "modules",
+    "plain_strings",
     "token",
     "token_tables",
     "tokens",
@@ -114,7 +115,7 @@ if IMPLEMENTATION == "python" and not os.environ.get("COSCORE_IMPLEMENTATION", "
 if TYPE_CHECKING:   # the compiled modules' stubs (lcs.pyi, ...) describe both implementations
     from .arrow import BlankColumns
     from .batch import (blank_column, check_answers, dedup_answers, dedup_strings, distinct_texts,
-                        joined_column, longest, tune_malloc)
+                        joined_column, longest, plain_strings, tune_malloc)
     from .jaccard import JaccardScorer, token, token_tables
     from .lcs import LcsScorer
     from .substring import SubstringScanner

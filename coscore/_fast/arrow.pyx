@@ -3,9 +3,12 @@ range on its UTF-8 bytes, and hand the kernels the *distinct* texts as a
 :class:`~coscore._fast.texts.Texts` (no Python ``str`` for any of them).
 
 An Arrow ``string`` / ``large_string`` array is three buffers: a validity bitmap (absent
-when nothing is null), offsets (int32 or int64) and the UTF-8 data. :class:`BlankColumns`
+when nothing is null), offsets (int32 or int64) and the UTF-8 data; a ``string_view``
+array holds 16 bytes a value instead (its length, then the text itself when it is at most
+12 bytes, else where it lies in the data buffers); a dictionary array holds a code a row,
+the number of its value among the dictionary's. :class:`BlankColumns`
 holds one or more such columns (each as its chunks), reads the buffers in place without
-the GIL, and hands the engine what its kernels read: the distinct texts of a range of
+the GIL (no column is decoded or cast first), and hands the engine what its kernels read: the distinct texts of a range of
 rows, in first-occurrence order, and each row's position among them. A null cell is the
 empty blank ``""``. The arrays are kept alive by the object (and by the ``Texts`` it
 returns); they must not change.
@@ -20,7 +23,7 @@ from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcmp, memcpy, memset
 
 import os
@@ -45,12 +48,17 @@ cdef extern from "src/utf8.h" nogil:
 
 
 ctypedef struct _seg:          # one chunk of one column
-    const uint8_t *valid       # validity bitmap, NULL when no value is null
-    const int32_t *off32       # offsets (one of the two)
+    const uint8_t *valid       # validity bitmap of the values, NULL when no value is null
+    const int32_t *off32       # offsets (one of the three: string, large_string, string_view)
     const int64_t *off64
+    const uint8_t *views       # string_view: 16 bytes a value (length, then inline bytes or
+    const uint8_t **bufs       # prefix, buffer number and offset into bufs)
     const uint8_t *data
-    int64_t offset             # the chunk's offset into its buffers (a slice)
-    int64_t length
+    int64_t offset             # the values' offset into their buffers (a slice)
+    const int64_t *codes       # a dictionary: each row's value number (NULL: row i is value i)
+    const uint8_t *code_valid  # the codes' validity bitmap, NULL when no code is null
+    int64_t code_offset        # the codes' offset into code_valid
+    int64_t length             # the chunk's rows
     int64_t first              # the chunk's first row in the column
 
 
@@ -105,12 +113,23 @@ cdef inline uint64_t _hash(const uint8_t *p, int64_t n, uint64_t seed) noexcept 
     return _mix(h ^ seed)
 
 
-cdef inline void _cell(const _seg *s, int64_t i, const uint8_t **p, int64_t *n) noexcept nogil:
-    """The bytes of value ``i`` (within the chunk) of ``s``; a null is empty."""
+cdef inline void _value(const _seg *s, int64_t i, const uint8_t **p, int64_t *n) noexcept nogil:
+    """The bytes of value ``i`` of ``s`` (of a dictionary: its entry ``i``); a null is empty."""
     cdef int64_t j = s.offset + i, a, b
+    cdef int32_t size, number, start
     if s.valid != NULL and not (s.valid[j >> 3] >> (j & 7)) & 1:
         p[0] = _EMPTY
         n[0] = 0
+        return
+    if s.views != NULL:
+        memcpy(&size, s.views + 16 * j, 4)
+        if size <= 12:
+            p[0] = s.views + 16 * j + 4
+        else:
+            memcpy(&number, s.views + 16 * j + 8, 4)
+            memcpy(&start, s.views + 16 * j + 12, 4)
+            p[0] = s.bufs[number] + start
+        n[0] = size
         return
     if s.off32 != NULL:
         a = s.off32[j]
@@ -120,6 +139,54 @@ cdef inline void _cell(const _seg *s, int64_t i, const uint8_t **p, int64_t *n) 
         b = s.off64[j + 1]
     p[0] = s.data + a if s.data != NULL else _EMPTY
     n[0] = b - a
+
+
+cdef inline int64_t _code(const _seg *s, int64_t i) noexcept nogil:
+    """The value number of row ``i`` (within the chunk) of a dictionary ``s``; -1 for a null row."""
+    cdef int64_t j = s.code_offset + i
+    if s.code_valid != NULL and not (s.code_valid[j >> 3] >> (j & 7)) & 1:
+        return -1
+    return s.codes[i]
+
+
+cdef inline void _cell(const _seg *s, int64_t i, const uint8_t **p, int64_t *n) noexcept nogil:
+    """The bytes of row ``i`` (within the chunk) of ``s``; a null is empty."""
+    cdef int64_t code
+    if s.codes != NULL:
+        code = _code(s, i)
+        if code < 0:
+            p[0] = _EMPTY
+            n[0] = 0
+            return
+        i = code
+    _value(s, i, p, n)
+
+
+cdef int64_t _dedup_codes(const _seg *s, int64_t local, int64_t m, uint64_t *table, int64_t *positions,
+                          int64_t mask, int64_t *pre, int64_t *codes) noexcept nogil:
+    """Rows ``local`` .. ``local + m - 1`` of a dictionary ``s`` deduplicated on their
+    codes: ``pre[i]`` is row i's position, ``codes[d]`` the code (-1: null) of position d,
+    in first-occurrence order; returns the count. ``table`` (mask + 1 zeroed words) holds
+    code + 2, ``positions`` the position of each slot."""
+    cdef int64_t i, code, count = 0, slot
+    cdef uint64_t word
+    for i in range(m):
+        code = _code(s, local + i)
+        word = <uint64_t>(code + 2)
+        slot = <int64_t>(_mix(word) & <uint64_t>mask)
+        while True:
+            if table[slot] == 0:
+                table[slot] = word
+                positions[slot] = count
+                codes[count] = code
+                pre[i] = count
+                count += 1
+                break
+            if table[slot] == word:
+                pre[i] = positions[slot]
+                break
+            slot = (slot + 1) & mask
+    return count
 
 
 cdef inline Py_ssize_t _seek(const _column *c, int64_t row) noexcept nogil:
@@ -203,9 +270,10 @@ cdef object _text(const uint8_t *p, int64_t n):
 
 
 cdef class BlankColumns:
-    """Equally long blank columns, each an Arrow ``string`` or ``large_string`` array or
-    chunked array (a chunked array's chunks may be cut anywhere). Rows are answers:
-    one column gives each answer as its text, several as a tuple of their texts."""
+    """Equally long blank columns, each an Arrow ``string``, ``large_string`` or
+    ``string_view`` array or chunked array, or a dictionary of such values (a chunked
+    array's chunks may be cut anywhere). Rows are answers: one column gives each answer
+    as its text, several as a tuple of their texts."""
 
     cdef _column *_cols
     cdef Py_ssize_t _k
@@ -235,32 +303,62 @@ cdef class BlankColumns:
         for c, column in enumerate(columns):
             chunks = [chunk for chunk in getattr(column, "chunks", [column]) if len(chunk)]
             self._keep.append(chunks)
-            self._cols[c].segs = <_seg *>malloc((len(chunks) + 1) * sizeof(_seg))
+            self._cols[c].segs = <_seg *>calloc(len(chunks) + 1, sizeof(_seg))
             if self._cols[c].segs == NULL:
                 raise MemoryError()
+            self._cols[c].n_segs = len(chunks)
             first = 0
             for j, chunk in enumerate(chunks):
                 s = &self._cols[c].segs[j]
-                wide = _wide(chunk.type)
-                buffers = chunk.buffers()
-                s.valid = <const uint8_t *><size_t>buffers[0].address if buffers[0] is not None and chunk.null_count else NULL
-                s.off32 = NULL
-                s.off64 = NULL
-                if wide:
-                    s.off64 = <const int64_t *><size_t>buffers[1].address
-                else:
-                    s.off32 = <const int32_t *><size_t>buffers[1].address
-                s.data = <const uint8_t *><size_t>buffers[2].address if buffers[2] is not None and buffers[2].size else NULL
-                s.offset = chunk.offset
                 s.length = len(chunk)
                 s.first = first
                 first += len(chunk)
-            self._cols[c].n_segs = len(chunks)
+                values = chunk
+                if _layout(chunk.type) == 3:   # a dictionary: each row's code, then its value
+                    codes = chunk.indices
+                    buffers = codes.buffers()
+                    if buffers[0] is not None and codes.null_count:
+                        s.code_valid = <const uint8_t *><size_t>buffers[0].address
+                        s.code_offset = codes.offset
+                    numbers = np.ascontiguousarray(codes.fill_null(0).to_numpy(), dtype=np.int64)
+                    self._keep.append(numbers)
+                    s.codes = <const int64_t *><size_t>numbers.ctypes.data
+                    values = chunk.dictionary
+                self._values(s, values)
+
+    cdef int _values(self, _seg *s, values) except -1:
+        """Point ``s`` at the buffers of the string values ``values``."""
+        cdef Py_ssize_t b
+        layout = _layout(values.type)
+        buffers = values.buffers()
+        s.valid = <const uint8_t *><size_t>buffers[0].address if buffers[0] is not None and values.null_count else NULL
+        s.offset = values.offset
+        if layout == 2:   # string_view: the views, then the data buffers they point into
+            s.views = <const uint8_t *><size_t>buffers[1].address if buffers[1] is not None else NULL
+            s.bufs = <const uint8_t **>calloc(len(buffers) - 1, sizeof(uint8_t *))
+            if s.bufs == NULL:
+                raise MemoryError()
+            for b in range(2, len(buffers)):
+                s.bufs[b - 2] = <const uint8_t *><size_t>buffers[b].address if buffers[b] is not None else _EMPTY
+            if s.views == NULL:   # no value at all
+                s.views = <const uint8_t *>_EMPTY
+            return 0
+        if layout == 1:
+            s.off64 = <const int64_t *><size_t>buffers[1].address
+        elif layout == 0:
+            s.off32 = <const int32_t *><size_t>buffers[1].address
+        else:
+            raise TypeError(f"a dictionary's values must be Arrow strings, not {values.type}")
+        s.data = <const uint8_t *><size_t>buffers[2].address if buffers[2] is not None and buffers[2].size else NULL
+        return 0
 
     def __dealloc__(self):
-        cdef Py_ssize_t c
+        cdef Py_ssize_t c, j
         if self._cols != NULL:
             for c in range(self._k):
+                if self._cols[c].segs != NULL:
+                    for j in range(self._cols[c].n_segs):
+                        free(self._cols[c].segs[j].bufs)
                 free(self._cols[c].segs)
             free(self._cols)
 
@@ -351,6 +449,7 @@ cdef class BlankColumns:
         cdef uint8_t *joined = NULL
         cdef void *owned
         cdef int64_t[::1] firsts
+        cdef Py_ssize_t seg
         inverse = np.zeros(m, dtype=np.intp)
         if m == 0:
             return texts_from_utf8(NULL, NULL, NULL, 0, None, NULL), inverse, None
@@ -364,6 +463,12 @@ cdef class BlankColumns:
                 index += k
             if not 0 <= index < k:   # no row has that blank
                 return texts_from_utf8(&_EMPTY, &zero, NULL, 1, None, NULL), inverse, np.ones(m, dtype=bool)
+        if index >= 0:
+            seg = _seek(&self._cols[index], start)
+            if self._cols[index].segs[seg].codes != NULL \
+                    and start + m <= self._cols[index].segs[seg].first + self._cols[index].segs[seg].length:
+                return self._coded_texts(&self._cols[index].segs[seg], start - self._cols[index].segs[seg].first, m,
+                                         inverse)
         try:
             ptrs = <const uint8_t **>malloc(m * sizeof(uint8_t *))
             lens = <int64_t *>malloc(m * sizeof(int64_t))
@@ -377,6 +482,71 @@ cdef class BlankColumns:
             free(ptrs)
             free(lens)
             free(joined)
+
+    cdef tuple _coded_texts(self, const _seg *s, int64_t local, int64_t m, object inverse):
+        """:meth:`texts` of ``m`` rows of one dictionary chunk ``s`` from its row ``local``:
+        the rows deduplicated on their codes first, then each distinct code's bytes (so a
+        value is read once however many rows hold it)."""
+        cdef int64_t size = 16, count, d, code, i, total = 0
+        cdef uint8_t *packed = NULL
+        cdef uint8_t *at
+        cdef void *owned
+        cdef uint64_t *table = NULL
+        cdef int64_t *positions = NULL
+        cdef int64_t *pre = NULL
+        cdef int64_t *codes = NULL
+        cdef const uint8_t **ptrs = NULL
+        cdef int64_t *lens = NULL
+        cdef int64_t[::1] firsts
+        cdef Py_ssize_t[::1] rows = inverse
+        cdef Py_ssize_t[::1] among
+        while size < 2 * m:
+            size <<= 1
+        try:
+            table = <uint64_t *>calloc(size, sizeof(uint64_t))
+            positions = <int64_t *>malloc(size * sizeof(int64_t))
+            pre = <int64_t *>malloc(m * sizeof(int64_t))
+            codes = <int64_t *>malloc(m * sizeof(int64_t))
+            ptrs = <const uint8_t **>malloc(m * sizeof(uint8_t *))
+            lens = <int64_t *>malloc(m * sizeof(int64_t))
+            if table == NULL or positions == NULL or pre == NULL or codes == NULL or ptrs == NULL or lens == NULL:
+                raise MemoryError()
+            with nogil:
+                count = _dedup_codes(s, local, m, table, positions, size - 1, pre, codes)
+                for d in range(count):
+                    code = codes[d]
+                    if code < 0:
+                        ptrs[d] = _EMPTY
+                        lens[d] = 0
+                    else:
+                        _value(s, code, &ptrs[d], &lens[d])
+                    total += lens[d]
+            # the values gathered in row order first: hashing and decoding then read memory in order
+            packed = <uint8_t *>malloc(total + 1)
+            if packed == NULL:
+                raise MemoryError()
+            with nogil:
+                at = packed
+                for d in range(count):
+                    memcpy(at, ptrs[d], <size_t>lens[d])
+                    ptrs[d] = at
+                    at += lens[d]
+            distinct = np.zeros(count, dtype=np.intp)
+            firsts = _first_rows(ptrs, lens, count, distinct)   # codes of equal values: one text
+            among = distinct
+            with nogil:
+                for i in range(m):
+                    rows[i] = among[pre[i]]
+            owned, packed = packed, NULL   # the texts own the gathered bytes from here on
+            return texts_from_utf8(ptrs, lens, &firsts[0], firsts.shape[0], self, owned), inverse, None
+        finally:
+            free(packed)
+            free(table)
+            free(positions)
+            free(pre)
+            free(codes)
+            free(ptrs)
+            free(lens)
 
     def answers(self, Py_ssize_t start, Py_ssize_t stop):
         """The distinct answers of rows ``start:stop`` in first-occurrence order (a
@@ -441,13 +611,26 @@ cdef class BlankColumns:
         return texts[0] if self._k == 1 else tuple(texts)
 
 
-cdef bint _wide(kind) except -1:
+cdef int _layout(kind) except -1:
+    """How a blank column's values are held: 0 ``string``, 1 ``large_string``, 2
+    ``string_view``, 3 a dictionary of one of these; else ``TypeError``."""
     import pyarrow as pa
-    if pa.types.is_large_string(kind):
-        return True
     if pa.types.is_string(kind):
-        return False
-    raise TypeError(f"a blank column must be Arrow string or large_string, not {kind}")
+        return 0
+    if pa.types.is_large_string(kind):
+        return 1
+    if _is_view(pa, kind):
+        return 2
+    if pa.types.is_dictionary(kind) and (pa.types.is_string(kind.value_type) or pa.types.is_large_string(kind.value_type)
+                                         or _is_view(pa, kind.value_type)):
+        return 3
+    raise TypeError(f"a blank column must be Arrow string, large_string or string_view (or a dictionary of "
+                    f"them), not {kind}")
+
+
+cdef bint _is_view(pa, kind):
+    check = getattr(pa.types, "is_string_view", None)   # pyarrow >= 16
+    return bool(check is not None and check(kind))
 
 
 cdef object _first_rows(const uint8_t **ptrs, const int64_t *lens, int64_t m, object inverse):

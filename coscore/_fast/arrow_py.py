@@ -17,8 +17,12 @@ import numpy as np
 def _texts(column: Any) -> list[str]:
     import pyarrow as pa
 
-    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
-        raise TypeError(f"a blank column must be Arrow string or large_string, not {column.type}")
+    kind = column.type
+    values = kind.value_type if pa.types.is_dictionary(kind) else kind
+    view = getattr(pa.types, "is_string_view", None)   # pyarrow >= 16
+    if not (pa.types.is_string(values) or pa.types.is_large_string(values) or (view is not None and view(values))):
+        raise TypeError(f"a blank column must be Arrow string, large_string or string_view (or a dictionary of "
+                        f"them), not {kind}")
     return ["" if v is None else v for v in column.to_pylist()]
 
 
@@ -29,9 +33,9 @@ def _dedup(items: list) -> tuple[list, np.ndarray]:
 
 
 class BlankColumns:
-    """Equally long blank columns, each an Arrow ``string`` or ``large_string`` array or
-    chunked array. Rows are answers: one column gives each answer as its text, several
-    as a tuple of their texts."""
+    """Equally long blank columns, each an Arrow ``string``, ``large_string`` or
+    ``string_view`` array or chunked array, or a dictionary of such values. Rows are
+    answers: one column gives each answer as its text, several as a tuple of their texts."""
 
     def __init__(self, columns: list) -> None:
         lengths = {len(column) for column in columns}

@@ -373,6 +373,27 @@ def longest(strings) -> int:
     return top
 
 
+def plain_strings(values):
+    """How many of the first items of ``values`` (a list, or a 1-D contiguous ndarray of
+    objects) are exact ``str``: ``len(values)`` when all are. Read without the GIL."""
+    cdef Py_ssize_t n, done
+    cdef PyObject **items
+    cdef object array
+    if isinstance(values, list):
+        items = _items(values)
+        n = PyList_GET_SIZE(values)
+    else:
+        array = values
+        if not isinstance(array, np.ndarray) or array.dtype != object or array.ndim != 1 \
+                or not array.flags.c_contiguous:
+            raise TypeError("plain_strings reads a list or a 1-D contiguous object ndarray")
+        n = array.shape[0]
+        items = <PyObject **><size_t>array.ctypes.data
+    with nogil:
+        done = csb_strs_plain(items, n)
+    return done
+
+
 def dedup_strings(list strings):
     """``(distinct, index)``: the distinct strings in first-occurrence order and, for
     each input, its position among them (an intp array). When all are distinct,

@@ -157,6 +157,18 @@ def longest(strings: Sequence[Any]) -> int:
     return max(map(len, strings), default=0)
 
 
+def plain_strings(values: Any) -> int:
+    """How many of the first items of ``values`` (a list, or a 1-D contiguous ndarray of
+    objects) are exact ``str``: ``len(values)`` when all are."""
+    if not isinstance(values, list) and not (isinstance(values, np.ndarray) and values.dtype == object
+                                             and values.ndim == 1 and values.flags.c_contiguous):
+        raise TypeError("plain_strings reads a list or a 1-D contiguous object ndarray")
+    for i, item in enumerate(values):
+        if type(item) is not str:
+            return i
+    return len(values)
+
+
 def dedup_strings(strings: list) -> tuple[list, np.ndarray]:
     """``(distinct, index)``: the distinct strings in first-occurrence order and, for
     each input, its position among them (an intp array). When all are distinct,

@@ -53,6 +53,16 @@ class Plan:
         """The blanks the rule reads through the kernels only (see :attr:`ColumnarPlan.keys`), else ``None``."""
         return self.columnar.keys if self.columnar is not None else None
 
+    @property
+    def blanks_read(self) -> frozenset[int] | None:
+        """The only blanks (0-based) an answer's score depends on, when the rule reads
+        some by number only (its :attr:`key` or :attr:`keys`); ``None``: any may count
+        (the blanks joined, their number, a rule scored answer by answer)."""
+        read = (self.key,) if self.key is not None else self.keys
+        if read is None or not all(type(b) is int and b >= 0 for b in read):
+            return None
+        return frozenset(read)
+
 
 def plan(spec: RuleSpec, limits: Limits = DEFAULT_LIMITS) -> Plan:
     """The :class:`Plan` of a validated rule: atoms prepared, combos compiled, answers

@@ -27,6 +27,7 @@ from ..engine.schedule import even_chunk_size, in_order, ranges, workers
 from ..results import Batch
 from .stages import read_ahead
 from .tables import BlankTable, blank_table
+from .text_lists import TextColumns, TextList
 
 
 class _Unit:
@@ -74,7 +75,7 @@ def score_tables(plan: Plan, tables: Iterable[Any], jobs: int = 1) -> Iterator[B
 
     def chunks() -> Iterator[Any]:
         for source in tables:
-            table = blank_table(source)
+            table = blank_table(source, plan.blanks_read)
             if not isinstance(table, BlankTable):
                 raise TypeError(f"a stream of tables holds a {type(source).__name__}: each item must be a "
                                 f"table of blank columns (see coscore.pipeline.tables)")
@@ -92,11 +93,19 @@ def _units(table: BlankTable, builder: BatchBuilder, chunk_size: int | None, thr
     chunks for ``threads``; ``0``: one unit per group)."""
     for rows, arrays in table.groups:
         n = table.n_rows if rows is None else len(rows)
-        columns = BlankColumns(arrays) if arrays else None
+        columns = _blank_columns(arrays) if arrays else None
         size = chunk_size if chunk_size is not None else even_chunk_size(n, threads)
         for start, stop in ranges(n, size or max(n, 1)):
             part = builder.part(start, stop) if rows is None else builder.part(0, rows=rows[start:stop])
             yield _Unit(columns, start, stop, part)
+
+
+def _blank_columns(arrays: list[Any]) -> Any:
+    """A group's columns, read as Arrow text (:class:`~coscore._fast.BlankColumns`) or as
+    the Python strings of a pandas column (:class:`~.text_lists.TextColumns`)."""
+    if isinstance(arrays[0], TextList):
+        return TextColumns(arrays)
+    return BlankColumns(arrays)
 
 
 def _run(plan: Plan, items: Iterable[Any], threads: int, texts_ahead: bool, taken_ahead: bool) -> Iterator[Any]:

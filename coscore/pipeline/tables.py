@@ -9,8 +9,9 @@ gives a :class:`BlankTable`. Every front reaches the engine through it: the comm
 files (:mod:`coscore.pipeline.files`), the data read whole for reports, Dask
 partitions and the web app's tasks.
 
-Text stays Arrow text (``string``, ``large_string``; dictionary-encoded text is
-decoded, ``string_view`` cast, an all-null column is empty blanks); a null cell is the
+Text stays Arrow text as it is (``string``, ``large_string``, ``string_view``, and
+dictionaries of them, all read in place; an all-null column is empty blanks), or, for a
+pandas column of Python strings, those strings (:mod:`.text_lists`); a null cell is the
 empty blank ``""``. An Arrow array of another type is refused (``TypeError``); the
 columns of a DataFrame that do not hold text (numbers, booleans) are turned into text
 as Arrow writes them (``42``, ``0.5``, ``1e+20``, ``true``). Python answers are made
@@ -22,11 +23,14 @@ only for a front that needs them one by one (:func:`answers_from_columns`).
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from .._fast import plain_strings
+from .text_lists import TextList
 
 __all__ = ["BlankTable", "answer_lists", "answers_from_columns", "blank_table", "blank_texts", "is_table", "text_array"]
 
@@ -40,9 +44,10 @@ WHAT_TO_PASS = ("pass answers (a list of answers, each a list of blanks or a str
 class BlankTable:
     """Blank columns of ``n_rows`` answers, in ``groups``: ``(rows, columns)`` each, the
     rows of the table it holds (an index array, increasing; ``None``: every row, in
-    order) and their blank columns (Arrow text arrays or chunked arrays, one per blank;
-    none for answers without blanks). A table whose answers all have as many blanks is
-    one group of every row; a table of no rows has no group."""
+    order) and their blank columns, one per blank (none for answers without blanks):
+    Arrow text arrays or chunked arrays (see :func:`text_array`), or
+    :class:`~.text_lists.TextList` columns of Python strings. A table whose answers all
+    have as many blanks is one group of every row; a table of no rows has no group."""
 
     n_rows: int
     groups: list[tuple[np.ndarray | None, list[Any]]]
@@ -75,47 +80,54 @@ def is_table(source: Any) -> bool:
     return _is_arrow(source) or hasattr(source, "__arrow_c_stream__") or hasattr(source, "__dataframe__")
 
 
-def blank_table(source: Any) -> BlankTable | list | None:
+def blank_table(source: Any, reads: Collection[int] | None = None) -> BlankTable | list | None:
     """``source`` as blank columns, or ``None`` when it holds answers (a list of answers,
     any other iterable). A pandas DataFrame whose object columns hold values that are not
     text gives its answers as Python lists instead (see :class:`_OddCells`). Raises
     ``TypeError`` (saying what to pass) for a mapping or a DataFrame-like object it
     cannot read, or for columns that do not hold text, and ``ValueError`` for blank
-    columns of different lengths."""
+    columns of different lengths.
+
+    ``reads``, when given, are the only blanks (0-based) the rule to score reads
+    (:attr:`coscore.engine.Plan.blanks_read`): the other columns of a DataFrame are
+    checked but not converted, and stand as empty blanks (the rule never sees them)."""
     if isinstance(source, BlankTable):
         return source
     if isinstance(source, Mapping):
         raise TypeError(f"cannot score a {type(source).__name__}: {WHAT_TO_PASS}")
     if isinstance(source, list) and source and _is_column(source[0]):
-        return _columns([_as_column(c) for c in source], cast=not all(_is_arrow(c) for c in source))
+        return _columns([_as_column(c) for c in source], cast=not all(_is_arrow(c) for c in source), reads=reads)
     if isinstance(source, (str, bytes, list, tuple)):
         return None
     if _is_arrow(source) and hasattr(source, "columns") and hasattr(source, "num_rows"):
-        return _columns(list(source.columns), cast=False)
+        return _columns(list(source.columns), cast=False, reads=reads)
     if _is_arrow(source) and hasattr(source, "read_all"):   # a RecordBatchReader: read whole
-        return _columns(list(source.read_all().columns), cast=False)
+        return _columns(list(source.read_all().columns), cast=False, reads=reads)
     if _is_arrow(source) and hasattr(source, "type"):       # one Arrow array: one blank
-        return _columns([source], cast=False)
-    frame = _frame(source)
+        return _columns([source], cast=False, reads=reads)
+    frame = _frame(source, reads)
     if isinstance(frame, _OddCells):
         return frame.answers()
+    if isinstance(frame, list):
+        return _columns(frame, cast=True, reads=reads)
     if frame is not None:
-        return _columns(list(frame.columns), cast=True)
+        return _columns(list(frame.columns), cast=True, reads=reads)
     if hasattr(source, "columns") and (hasattr(source, "dtypes") or hasattr(source, "schema")):
         raise TypeError(f"cannot read the {type(source).__name__} as Arrow columns: {WHAT_TO_PASS}")
     return None
 
 
-def _frame(source: Any) -> Any:
-    """A pyarrow Table of a DataFrame (pandas, polars, …) or of an Arrow C stream; a one
-    column table for a pandas Series; :class:`_OddCells` for a pandas DataFrame whose
-    object columns hold values that are not text; ``None`` for anything else."""
+def _frame(source: Any, reads: Collection[int] | None = None) -> Any:
+    """A pyarrow Table of a DataFrame (polars, …) or of an Arrow C stream; a one column
+    table for a Series; the columns of a pandas DataFrame (see :func:`_pandas_columns`),
+    or :class:`_OddCells` when its object columns hold values that are not text;
+    ``None`` for anything else."""
     if not (hasattr(source, "__arrow_c_stream__") or hasattr(source, "__dataframe__")):
         return None   # answers: pyarrow is not imported for them
     import pyarrow as pa
 
     if _is_pandas_frame(source):
-        return _pandas_table(source)
+        return _pandas_columns(source, reads)
     if hasattr(source, "__arrow_c_stream__"):
         try:
             return pa.table(source)
@@ -158,67 +170,136 @@ class _OddCells:
         return [list(row) for row in zip(*columns)] if columns else [[] for _ in range(len(self.frame))]
 
 
-def _pandas_table(frame: Any) -> Any:
-    """A pandas DataFrame as a pyarrow Table: a column of Python objects is text (``None``
-    and NaN null), or else the frame is :class:`_OddCells`; every other column as Arrow
-    takes it (text, categories, numbers)."""
+def _pandas_columns(frame: Any, reads: Collection[int] | None) -> Any:
+    """The columns of a pandas DataFrame, or :class:`_OddCells` when an object column
+    the rule reads holds values Arrow cannot take as text. A column of Python strings
+    (``object``, or ``category`` of them) is kept as those strings (:class:`TextList`:
+    ``None`` and NaN are ``""``); every other column is as Arrow takes it (text,
+    categories, numbers). A text, object or category column outside ``reads`` is not
+    looked at (a rule does not see what a blank it does not read holds)."""
     import pyarrow as pa
 
-    arrays = []
+    import pandas as pd
+
+    columns: list[Any] = []
     for i in range(frame.shape[1]):
         column = frame.iloc[:, i]
-        if column.dtype == object:
+        if reads is not None and i not in reads and (
+                column.dtype == object or isinstance(column.dtype, (pd.CategoricalDtype, pd.StringDtype))):
+            columns.append(TextList.empty(len(column)))   # not read, so not looked at (as a list's blank)
+            continue
+        strings = _python_strings(column)
+        if strings is not None:
+            columns.append(strings)
+        elif column.dtype == object:
             try:
-                arrays.append(pa.array(column, type=pa.string(), from_pandas=True))
+                columns.append(pa.array(column, type=pa.string(), from_pandas=True))
             except (TypeError, ValueError, pa.ArrowException):
                 return _OddCells(frame)
         else:
-            arrays.append(pa.array(column, from_pandas=True))
-    return pa.table(arrays, names=[str(name) for name in frame.columns])
+            columns.append(pa.array(column, from_pandas=True))
+    return columns
+
+
+def _python_strings(column: Any) -> TextList | None:
+    """A pandas column of Python strings (``object``; ``category`` of such categories) as a
+    :class:`TextList`, else ``None``."""
+    import pandas as pd
+    from pandas.api.types import infer_dtype
+
+    kind = column.dtype
+    if isinstance(kind, pd.CategoricalDtype):
+        if kind.categories.dtype != object:   # numbers, or pandas' own text: as Arrow takes them
+            return None
+        categories = np.ascontiguousarray(kind.categories.to_numpy())
+        if plain_strings(categories) != len(categories):
+            return None
+        values = np.empty(len(categories) + 1, dtype=object)   # code -1 (a missing value) is the last: ""
+        values[:-1] = categories
+        values[-1] = ""
+        return TextList(values[column.cat.codes.to_numpy()])
+    if kind != object:
+        return None
+    values = np.ascontiguousarray(column.to_numpy())
+    if plain_strings(values) == len(values):   # strings, none missing: checked in C
+        return TextList(values)
+    if infer_dtype(values, skipna=True) not in ("string", "empty"):
+        return None
+    values = values.copy()
+    values[pd.isna(values)] = ""
+    return TextList(values)
 
 
 def _is_pandas_frame(source: Any) -> bool:
     return type(source).__module__.startswith("pandas") and hasattr(source, "iloc") and hasattr(source, "columns")
 
 
-def _columns(columns: list[Any], cast: bool) -> BlankTable:
+def _columns(columns: list[Any], cast: bool, reads: Collection[int] | None = None) -> BlankTable:
     n = len(columns[0]) if columns else 0
     if any(len(c) != n for c in columns):
         raise ValueError(f"the blank columns differ in length: {[len(c) for c in columns]}")
     if len(columns) == 1 and _is_lists(columns[0]):
         return BlankTable(n, _groups(columns[0]))
-    texts = [text_array(c, cast) for c in columns]
+    read = [reads is None or i in reads for i in range(len(columns))]
+    for column, wanted in zip(columns, read):
+        if not wanted and not isinstance(column, TextList):
+            _check_text(column, cast)
+    if any(read) and all(isinstance(c, TextList) for c, wanted in zip(columns, read) if wanted):
+        texts = [c if wanted else TextList.empty(n) for c, wanted in zip(columns, read)]
+    else:   # Arrow text: Python strings encoded, the columns not read empty
+        texts = [text_array(_arrow_text(c), cast) if wanted else _null_text(n) for c, wanted in zip(columns, read)]
     return BlankTable(n, [(None, texts)] if n else [])
 
 
+def _arrow_text(column: Any) -> Any:
+    import pyarrow as pa
+
+    if not isinstance(column, TextList):
+        return column
+    return pa.array(column.values, type=pa.string()) if column.values is not None else _null_text(len(column))
+
+
+def _null_text(n: int) -> Any:
+    import pyarrow as pa
+
+    return pa.nulls(n, pa.string())
+
+
 def text_array(column: Any, cast: bool = False) -> Any:
-    """One blank column as an Arrow ``string`` or ``large_string`` array (or chunked
-    array) that :class:`~coscore._fast.BlankColumns` reads: dictionary-encoded text is
-    decoded, ``string_view`` cast, an all-null column made an all-null string column;
-    with ``cast``, numbers and booleans are written as text. Raises ``TypeError`` for a
-    column that does not hold text."""
+    """One blank column as Arrow text that :class:`~coscore._fast.BlankColumns` reads as it
+    is: ``string``, ``large_string``, ``string_view`` or a dictionary of them (none is
+    decoded or copied); an all-null column made an all-null string column; with ``cast``,
+    numbers and booleans (a dictionary of them decoded first) written as text. Raises
+    ``TypeError`` for a column that does not hold text."""
+    import pyarrow as pa
+
+    kind = _check_text(column, cast)
+    if pa.types.is_null(kind):
+        return pa.nulls(len(column), pa.string())
+    value = kind.value_type if pa.types.is_dictionary(kind) else kind
+    if pa.types.is_string(value) or pa.types.is_large_string(value) or _is_string_view(pa, value):
+        return column
+    if pa.types.is_dictionary(kind):
+        column = column.cast(value)
+    return column.cast(pa.string())
+
+
+def _check_text(column: Any, cast: bool) -> Any:
+    """The Arrow type of ``column`` when :func:`text_array` can make it text; else ``TypeError``."""
     import pyarrow as pa
 
     if not _is_arrow(column) or not hasattr(column, "type"):
         raise TypeError(f"a blank column must be an Arrow array, not {type(column).__name__}")
     kind = column.type
     if pa.types.is_null(kind):
-        return pa.nulls(len(column), pa.string())
-    if pa.types.is_dictionary(kind):
-        if _is_string_view(pa, kind.value_type):   # Arrow decodes no string_view: its values as large_string first
-            column = _each_chunk(column, lambda a: pa.DictionaryArray.from_arrays(
-                a.indices, a.dictionary.cast(pa.large_string())))
-            kind = column.type
-        column = column.cast(kind.value_type)
-        kind = kind.value_type
-    if _is_string_view(pa, kind):
-        return column.cast(pa.large_string())
-    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
-        return column
-    if cast and (pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind)
-                 or pa.types.is_decimal(kind)):
-        return column.cast(pa.string())
-    raise TypeError(f"a blank column must hold text, this one holds {kind}")
+        return kind
+    value = kind.value_type if pa.types.is_dictionary(kind) else kind
+    if _is_string_view(pa, value) or pa.types.is_string(value) or pa.types.is_large_string(value):
+        return kind
+    if cast and (pa.types.is_integer(value) or pa.types.is_floating(value) or pa.types.is_boolean(value)
+                 or pa.types.is_decimal(value)):
+        return kind
+    raise TypeError(f"a blank column must hold text, this one holds {value}")
 
 
 def blank_texts(column: Any) -> list[str]:
@@ -235,12 +316,9 @@ def blank_texts(column: Any) -> list[str]:
             if v is not None and not isinstance(v, str):
                 raise TypeError(f"a blank must be a string, got {type(v).__name__} {v!r}")
         return ["" if v is None else v for v in values]
-    import pyarrow.compute as pc
-
     column = text_array(column)
-    if column.null_count:
-        column = pc.fill_null(column, "")
-    return column.to_pylist()
+    values = column.to_pylist()
+    return ["" if v is None else v for v in values] if column.null_count else values
 
 
 def answers_from_columns(columns: Sequence[Any]) -> list[Any]:
@@ -266,6 +344,7 @@ def answer_lists(source: Any) -> list[list[str]]:
         raise TypeError(f"not blank columns: {type(source).__name__}")
     answers: list[Any] = [None] * table.n_rows
     for rows, columns in table.groups:
+        columns = [column if isinstance(column, TextList) else text_array(column, cast=True) for column in columns]
         found = answers_from_columns(columns) if columns else [()] * (table.n_rows if rows is None else len(rows))
         made = [[a] if isinstance(a, str) else list(a) for a in found]
         if rows is None:
@@ -343,15 +422,6 @@ def _is_column(value: Any) -> bool:
 
 def _is_arrow(value: Any) -> bool:
     return type(value).__module__.startswith("pyarrow")
-
-
-def _each_chunk(column: Any, change: Any) -> Any:
-    """``change`` of an array, or of each chunk of a chunked array."""
-    import pyarrow as pa
-
-    if isinstance(column, pa.ChunkedArray):
-        return pa.chunked_array([change(chunk) for chunk in column.chunks]) if column.num_chunks else column
-    return change(column)
 
 
 def _is_string_view(pa: Any, kind: Any) -> bool:

@@ -34,6 +34,33 @@ def test_dedup_strings(kernels, strings):
 
 
 @SETTINGS
+@given(st.lists(st.one_of(any_text, odd_answers), max_size=40), st.booleans())
+def test_plain_strings_counts_the_leading_exact_str(kernels, values, as_array):
+    """A list or a 1-D object ndarray: how many leading items are exact ``str`` (a
+    subclass, None, bytes and the like end the run)."""
+    import numpy as np
+
+    leading = next((i for i, v in enumerate(values) if type(v) is not str), len(values))
+    if as_array:
+        array = np.empty(len(values), dtype=object)
+        for i, value in enumerate(values):   # one by one: numpy would unpack a list
+            array[i] = value
+        assert kernels.batch.plain_strings(array) == leading
+        assert kernels.batch.plain_strings(array[::-1].copy()) == \
+            next((i for i, v in enumerate(values[::-1]) if type(v) is not str), len(values))
+    else:
+        assert kernels.batch.plain_strings(values) == leading
+
+
+def test_plain_strings_reads_only_lists_and_flat_object_arrays(kernels):
+    import numpy as np
+
+    for bad in (("a",), np.array(["a"]), np.empty((2, 2), dtype=object), np.empty(4, dtype=object)[::2]):
+        with pytest.raises(TypeError):
+            kernels.batch.plain_strings(bad)
+
+
+@SETTINGS
 @given(st.lists(any_text, max_size=50))
 def test_longest(kernels, strings):
     top = max(map(len, strings), default=0)

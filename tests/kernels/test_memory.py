@@ -37,8 +37,14 @@ _SCRIPT = textwrap.dedent('''
         "batch": lambda: (batch.distinct_texts(answers, 0), batch.dedup_answers(answers)),
     }
     F.JaccardScorer(["x"]).best("x")   # the token tables, once
+    try:   # freed memory back to the system first, or a table may fit in what an earlier one left mapped
+        import ctypes
+        trim = ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        trim = lambda pad: 0
     for name, build in builders.items():
         gc.collect()
+        trim(0)
         base, raised = vm(), 0
         for margin in (0, 1, 2, 4, 8, 16, 32, 64):
             resource.setrlimit(resource.RLIMIT_AS, (base + (margin << 20), resource.RLIM_INFINITY))
