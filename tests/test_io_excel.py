@@ -202,6 +202,69 @@ def test_zip_bombs_dtds_and_shared_string_bombs_are_refused(tmp_path):
     _one_line(tmp_path / "ss.xlsx", "repeats its shared strings", "sharedStrings bomb")
 
 
+def _rows(*rows: bytes) -> bytes:
+    return (b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
+            + b"".join(rows) + b"</sheetData></worksheet>")
+
+
+@pytest.mark.parametrize("name, sheet", [
+    # two cells far apart: a grid of 17 billion cells for the reader (it died allocating it)
+    ("far", _sheet(b'<c r="A2"><v>1</v></c>', b'<c r="XFD1048576" t="inlineStr"><is><t>x</t></is></c>')),
+    # the reference after another attribute; rows out of order
+    ("late", _rows(b'<row r="1048576"><c s="0" r="XFD1048576"><v>1</v></c></row>', b'<row r="1"><c r="A1"><v>1</v></c></row>')),
+    # leading zeros make a short number look long
+    ("zeros", _rows(b'<row r="1"><c r="A0000001"><v>1</v></c></row>', b'<row r="999999"><c r="XFD999999"><v>1</v></c></row>')),
+    # cells without a reference follow each other: a wide row, then a far row
+    ("wide", _rows(b'<row r="1">' + b"<c><v>1</v></c>" * 20000 + b"</row>", b'<row r="1048576"><c><v>1</v></c></row>')),
+    # rows without a number follow each other too
+    ("many", _rows(b'<row r="1"><c r="ZZZ1"><v>1</v></c></row>' + b"<row><c><v>1</v></c></row>" * 40000)),
+    # a reference past Excel's columns
+    ("letters", _rows(b'<row r="1"><c r="A1"><v>1</v></c><c r="ABCDEFGHIJKLMNOP1"><v>1</v></c></row>')),
+])
+def test_cells_far_apart_are_refused_before_the_reader_holds_their_grid(tmp_path, name, sheet):
+    _hostile(tmp_path / f"{name}.xlsx", sheet)
+    _one_line(tmp_path / f"{name}.xlsx", "refused", "cells far apart")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.integers(1, 300), st.integers(1, 60), st.booleans(), st.booleans()), min_size=1,
+                max_size=30))
+def test_the_grid_bound_is_never_below_the_grid_the_reader_makes(tmp_path, cells):
+    """Cells at random places, with or without references, rows with or without numbers:
+    the bound (``sheet_grid.Grid``) holds at least the reader's grid."""
+    import fastexcel
+
+    from coscore.io.sheet_grid import Grid
+    from coscore.io.workbook_guard import _Scanner, check_workbook
+
+    by_row: dict[int, list] = {}
+    for row, column, cell_ref, _ in sorted(cells):
+        by_row.setdefault(row, []).append((column, cell_ref))
+    numbered = {row: any(flag for r, _, _, flag in cells if r == row) for row in by_row}
+    xml = []
+    for row, row_cells in sorted(by_row.items()):
+        body = b"".join((b'<c r="%s%d"><v>1</v></c>' % (_letters(c).encode(), row) if ref else b"<c><v>1</v></c>")
+                        for c, ref in sorted(set(row_cells)))
+        xml.append((b'<row r="%d">' % row if numbered[row] else b"<row>") + body + b"</row>")
+    _hostile(tmp_path / "g.xlsx", _rows(*xml))
+    seen: list[Grid] = []
+    check = _Scanner.check_grid
+    try:
+        _Scanner.check_grid = lambda self: seen.append(self.grid)
+        check_workbook(str(tmp_path / "g.xlsx"), "g.xlsx", None, 32767)
+    finally:
+        _Scanner.check_grid = check
+    sheet = fastexcel.read_excel(str(tmp_path / "g.xlsx")).load_sheet(0, header_row=None)
+    grid = sheet.height * sheet.width   # the reader's grid starts at A1 when it gives no offset
+    assert seen[0].size() >= grid
+
+
+def _letters(column: int) -> str:
+    from coscore.io.xlsx import column_letter
+
+    return column_letter(column - 1)
+
+
 def test_damaged_workbooks_are_one_line(tmp_path):
     (tmp_path / "garbage.xlsx").write_bytes(b"PK\x03\x04 not really")
     _one_line(tmp_path / "garbage.xlsx", "not a readable .xlsx workbook")

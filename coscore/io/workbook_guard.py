@@ -12,7 +12,10 @@ at a time (memory stays flat), and the workbook is refused, with one line, when:
   then counted exactly), or one cell's XML runs past :func:`cell_cap` bytes;
 - the sheet's references to shared strings would make more text than
   :data:`EXPANSION` times the XML read (each reference is a copy once parsed): a
-  sharedStrings bomb.
+  sharedStrings bomb;
+- the sheet's cells lie so far apart that the reader's dense grid of them would hold more
+  than :data:`~.sheet_grid.CELLS` cells (:mod:`.sheet_grid`): two cells at ``A1`` and
+  ``XFD1048576`` would be 17 billion.
 """
 from __future__ import annotations
 
@@ -30,6 +33,7 @@ from xml.etree import ElementTree
 import numpy as np
 
 from .errors import InputError
+from .sheet_grid import CELLS, SPARSE, Grid
 
 #: Excel's own limit on the characters of one cell.
 EXCEL_CELL_CHARS = 32767
@@ -139,6 +143,7 @@ def _check(book: zipfile.ZipFile, source: str, sheet: str | int | None, limit: i
         if scanner.long_shared is not None:
             scanner.find_user(book, names[part])
         scanner.scan(book, names[part], b"c", stored)
+        scanner.check_grid()
     if spans is not None and len(spans) and scanner.references * int(spans.max()) > BUDGET:
         with zipfile.ZipFile(io.BytesIO(out.getbuffer())) as again:
             scanner.bound_expansion(again.read(part), spans)
@@ -248,6 +253,7 @@ class _Scanner:
         self.xml_bytes = 0
         self.references = 0
         self.long_shared: int | None = None
+        self.grid: Grid | None = None
 
     def scan(self, book: zipfile.ZipFile, info: zipfile.ZipInfo, local: bytes, out: zipfile.ZipFile) -> Any:
         """Copy the part to ``out`` as it is measured; for ``si``, the span of each string
@@ -276,6 +282,8 @@ class _Scanner:
                         pending = data
                         continue
                     token = (found.group(1) or b"") + local
+                    if local == b"c":
+                        self.grid = Grid((found.group(1) or b"") + b"row", token)
                 raw = np.frombuffer(data, dtype=np.uint8)
                 starts = _starts(raw, token)
                 pending = data
@@ -287,18 +295,37 @@ class _Scanner:
                             return None
                         spans.append(whole)
                         before += len(whole)
+                    self._count(raw, starts[:-1], cut)
                     pending = data[cut:]
                 if len(pending) > cap and not self._over(pending, before, local):
                     return None
         if pending and token is not None:
             raw = np.frombuffer(pending, dtype=np.uint8)
             starts = _starts(raw, token)
+            self._count(raw, starts, len(raw))
             if len(starts):
                 last = np.diff(np.append(starts, len(pending)))
                 if not self._measure(pending, starts, last, before, local):
                     return None
                 spans.append(last)
         return np.concatenate(spans) if spans else np.zeros(0, dtype=np.int64)
+
+    def _count(self, raw: np.ndarray, cells: np.ndarray, upto: int) -> None:
+        """Feed the sheet's grid the cells at ``cells`` and the rows starting before ``upto``."""
+        if self.grid is None:
+            return
+        rows = _starts(raw[: upto + len(self.grid.row_token) + 2], self.grid.row_token)
+        self.grid.add(raw, cells, rows[rows < upto])
+
+    def check_grid(self) -> None:
+        """Refuse a sheet whose cells lie so far apart that the reader's grid of them would
+        hold more than :data:`~.sheet_grid.CELLS` cells (see :mod:`.sheet_grid`)."""
+        grid = self.grid
+        if grid is not None and grid.too_large():
+            rows, columns = grid.top_row + grid.unnumbered, grid.top_column + grid.widest
+            raise InputError(self.source, f"refused: sheet {self.sheet_name!r} spreads its {grid.cells:,} cells "
+                             f"over up to {rows:,} rows and {columns:,} columns, a grid of {grid.size():,} cells "
+                             f"for the reader, more than {max(CELLS, SPARSE * grid.cells):,} (cells far apart?)")
 
     def _measure(self, data: bytes, starts: np.ndarray, spans: np.ndarray, before: int, local: bytes) -> bool:
         """Whether every element (of ``spans`` bytes from ``starts``) is within the limit."""
