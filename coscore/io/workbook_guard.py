@@ -25,7 +25,8 @@ import re
 import struct
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 from xml.etree import ElementTree
@@ -69,26 +70,35 @@ def cell_cap(limit: int) -> int:
 
 @dataclass
 class Workbook:
-    """What the check found: the sheet names in order, the index of the chosen one, and
-    ``data``: a zip of the parts the reader needs, inflated and checked (stored, so that
-    the reader does not inflate them again)."""
+    """What the check found: the sheet names in order, the index of the chosen one,
+    ``data``: a zip of the parts the reader needs, each checked (copied as they lie in the
+    file, still deflated), and ``opened``: what ``opener(data)`` gave (``None`` without one)."""
 
     sheets: list[str]
     index: int
     data: bytes = field(default=b"", repr=False)
+    opened: Any = field(default=None, repr=False)
 
 
-def check_workbook(path: str, source: str, sheet: str | int | None, limit: int) -> Workbook:
+def check_workbook(path: str, source: str, sheet: str | int | None, limit: int,
+                   opener: Callable[[bytes], Any] | None = None) -> Workbook:
     """Check the workbook at ``path`` and choose its sheet (``None``: the first; an int:
     its number from 1; a str: its name, or its number when no sheet has that name).
-    Raises :class:`InputError` (one line) for a damaged or hostile file."""
+    Raises :class:`InputError` (one line) for a damaged or hostile file.
+
+    With ``opener``, ``opener(data)`` (the reader opening the checked parts: fastexcel
+    parses the shared strings then) runs in a second thread while the sheet itself is
+    checked, once every part it reads is; the sheet is read only after the check. An
+    exception ``opener`` raises is raised when the check passes."""
     try:
-        book = zipfile.ZipFile(path)
+        with open(path, "rb") as file:   # read once: the parts checked are the parts read
+            raw = file.read()
+        book = zipfile.ZipFile(io.BytesIO(raw))
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
         raise InputError(source, f"not a readable .xlsx workbook ({_one_line(exc)})") from None
     with book:
         try:
-            return _check(book, source, sheet, limit)
+            return _check(book, raw, source, sheet, limit, opener)
         except InputError:
             raise
         except (zipfile.BadZipFile, zlib.error, struct.error, OSError, ValueError, EOFError, KeyError,
@@ -100,14 +110,16 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(f"{type(exc).__name__}: {exc}".split())
 
 
-def _check(book: zipfile.ZipFile, source: str, sheet: str | int | None, limit: int) -> Workbook:
+def _check(book: zipfile.ZipFile, raw: bytes, source: str, sheet: str | int | None, limit: int,
+           opener: Callable[[bytes], Any] | None) -> Workbook:
     names = {info.filename: info for info in book.infolist()}
-    kept: dict[str, bytes] = {}
+    kept: list[str] = []
 
     def small(part: str) -> Any:
         if part not in names:
             raise InputError(source, f"not a readable .xlsx workbook (no part {part})")
-        data = kept[part] = _read_small(book, names[part], source)
+        data = _read_small(book, names[part], source)
+        kept.append(part)
         try:
             return ElementTree.fromstring(data)
         except ElementTree.ParseError as exc:
@@ -129,25 +141,75 @@ def _check(book: zipfile.ZipFile, source: str, sheet: str | int | None, limit: i
         raise InputError(source, f"not a readable .xlsx workbook (sheet {titles[index]!r} has no part)")
     for other in ("[Content_Types].xml", _resolve(main, "styles.xml")):
         if other in names:
-            kept[other] = _read_small(book, names[other], source)
+            _read_small(book, names[other], source)
+            kept.append(other)
     shared_part = next((_resolve(main, r.get("Target", "")) for r in links.values()
                         if r.get("Type", "").endswith("/sharedStrings")), None)
+    scanner = _Scanner(source, limit, titles[index])
+    spans = None
+    if shared_part in names:
+        spans = scanner.scan(book, names[shared_part], b"si")
+        kept.append(shared_part)
+    if scanner.long_shared is not None:
+        scanner.find_user(book, names[part])
+    data = copy_parts(raw, [names[name] for name in dict.fromkeys(kept + [part])], source)
+    with ThreadPoolExecutor(1) as pool:   # the reader opens what is checked while the sheet is
+        opening = pool.submit(opener, data) if opener is not None else None
+        try:
+            scanner.scan(book, names[part], b"c")
+            scanner.check_grid()
+            if spans is not None and len(spans) and scanner.references * int(spans.max()) > BUDGET:
+                scanner.bound_expansion(book.read(part), spans)
+        finally:
+            opened = _outcome(opening)
+    if isinstance(opened, BaseException):
+        raise opened
+    return Workbook(titles, index, data, opened)
+
+
+def _outcome(future: Future | None) -> Any:
+    """What a future gave, or the exception it raised (``None`` for no future)."""
+    if future is None:
+        return None
+    try:
+        return future.result()
+    except Exception as exc:   # the caller's opener: raised once the check has passed
+        return exc
+
+
+def copy_parts(raw: bytes, parts: list[zipfile.ZipInfo], source: str) -> bytes:
+    """A zip of ``parts`` of the zip file ``raw``, each copied as it lies there (still
+    compressed: the reader inflates it, once), with the same names, sizes and CRCs."""
     out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as stored:
-        for name, data in kept.items():
-            stored.writestr(name, data)
-        scanner = _Scanner(source, limit, titles[index])
-        spans = None
-        if shared_part in names:
-            spans = scanner.scan(book, names[shared_part], b"si", stored)
-        if scanner.long_shared is not None:
-            scanner.find_user(book, names[part])
-        scanner.scan(book, names[part], b"c", stored)
-        scanner.check_grid()
-    if spans is not None and len(spans) and scanner.references * int(spans.max()) > BUDGET:
-        with zipfile.ZipFile(io.BytesIO(out.getbuffer())) as again:
-            scanner.bound_expansion(again.read(part), spans)
-    return Workbook(titles, index, out.getvalue())
+    entries = []
+    for info in parts:
+        if info.flag_bits & 1 or max(info.file_size, info.compress_size, info.header_offset) >= 0xFFFFFFFF:
+            raise InputError(source, f"not a readable .xlsx workbook (part {info.filename} is encrypted or "
+                             f"over 4 GiB)")
+        start = info.header_offset
+        if raw[start:start + 4] != b"PK\x03\x04":
+            raise InputError(source, f"not a readable .xlsx workbook (part {info.filename} is damaged)")
+        name_size, extra_size = struct.unpack("<HH", raw[start + 26:start + 30])
+        begin = start + 30 + name_size + extra_size
+        body = raw[begin:begin + info.compress_size]
+        if len(body) != info.compress_size:
+            raise InputError(source, f"not a readable .xlsx workbook (part {info.filename} is cut short)")
+        name = info.filename.encode("utf-8")
+        flags = 0x800 if not info.filename.isascii() else 0
+        offset = out.tell()
+        out.write(struct.pack("<4sHHHHHIIIHH", b"PK\x03\x04", 20, flags, info.compress_type, 0, 0x21,
+                              info.CRC, info.compress_size, info.file_size, len(name), 0))
+        out.write(name)
+        out.write(body)
+        entries.append((info, name, flags, offset))
+    directory = out.tell()
+    for info, name, flags, offset in entries:
+        out.write(struct.pack("<4sHHHHHHIIIHHHHHII", b"PK\x01\x02", 20, 20, flags, info.compress_type, 0, 0x21,
+                              info.CRC, info.compress_size, info.file_size, len(name), 0, 0, 0, 0, 0, offset))
+        out.write(name)
+    size = out.tell() - directory
+    out.write(struct.pack("<4sHHHHIIH", b"PK\x05\x06", 0, 0, len(entries), len(entries), size, directory, 0))
+    return out.getvalue()
 
 
 def choose_sheet(source: str, titles: list[str], sheet: str | int | None) -> int:
@@ -255,50 +317,46 @@ class _Scanner:
         self.long_shared: int | None = None
         self.grid: Grid | None = None
 
-    def scan(self, book: zipfile.ZipFile, info: zipfile.ZipInfo, local: bytes, out: zipfile.ZipFile) -> Any:
-        """Copy the part to ``out`` as it is measured; for ``si``, the span of each string
-        (a bound on its text), or ``None`` when a string is over the limit (remembered
-        in ``long_shared``)."""
+    def scan(self, book: zipfile.ZipFile, info: zipfile.ZipInfo, local: bytes) -> Any:
+        """Measure the part; for ``si``, the span of each string (a bound on its text), or
+        ``None`` when a string is over the limit (remembered in ``long_shared``)."""
         spans: list[np.ndarray] = []
         pending = b""
         token: bytes | None = None
         before = 0
         cap = cell_cap(self.limit)
-        large = info.file_size > (1 << 30)
-        with out.open(info.filename, "w", force_zip64=large) as copy:
-            for number, block in enumerate(_inflate(book, info, self.source)):
-                copy.write(block)
-                self.xml_bytes += len(block)
+        for number, block in enumerate(_inflate(book, info, self.source)):
+            self.xml_bytes += len(block)
+            if local == b"c":
+                self.references += block.count(b't="s"')
+            if number == 0:
+                _no_dtd(self.source, info, block[:1 << 16])
+            data = pending + block if pending else block
+            if token is None:
+                found = re.search(rb"<(\w+:)?(?:worksheet|sst)\b", data)
+                if found is None:
+                    if len(data) > cap:
+                        raise InputError(self.source, f"not a readable .xlsx workbook (part {info.filename})")
+                    pending = data
+                    continue
+                token = (found.group(1) or b"") + local
                 if local == b"c":
-                    self.references += block.count(b't="s"')
-                if number == 0:
-                    _no_dtd(self.source, info, block[:1 << 16])
-                data = pending + block if pending else block
-                if token is None:
-                    found = re.search(rb"<(\w+:)?(?:worksheet|sst)\b", data)
-                    if found is None:
-                        if len(data) > cap:
-                            raise InputError(self.source, f"not a readable .xlsx workbook (part {info.filename})")
-                        pending = data
-                        continue
-                    token = (found.group(1) or b"") + local
-                    if local == b"c":
-                        self.grid = Grid((found.group(1) or b"") + b"row", token)
-                raw = np.frombuffer(data, dtype=np.uint8)
-                starts = _starts(raw, token)
-                pending = data
-                if len(starts) and starts[-1] > 0:  # the last element may go on in the next block
-                    cut = int(starts[-1])
-                    if len(starts) > 1:
-                        whole = np.diff(starts)
-                        if not self._measure(data, starts, whole, before, local):
-                            return None
-                        spans.append(whole)
-                        before += len(whole)
-                    self._count(raw, starts[:-1], cut)
-                    pending = data[cut:]
-                if len(pending) > cap and not self._over(pending, before, local):
-                    return None
+                    self.grid = Grid((found.group(1) or b"") + b"row", token)
+            raw = np.frombuffer(data, dtype=np.uint8)
+            starts = _starts(raw, token)
+            pending = data
+            if len(starts) and starts[-1] > 0:  # the last element may go on in the next block
+                cut = int(starts[-1])
+                if len(starts) > 1:
+                    whole = np.diff(starts)
+                    if not self._measure(data, starts, whole, before, local):
+                        return None
+                    spans.append(whole)
+                    before += len(whole)
+                self._count(raw, starts[:-1], cut)
+                pending = data[cut:]
+            if len(pending) > cap and not self._over(pending, before, local):
+                return None
         if pending and token is not None:
             raw = np.frombuffer(pending, dtype=np.uint8)
             starts = _starts(raw, token)

@@ -2,8 +2,10 @@
 string columns.
 
 The workbook is first checked by :mod:`.workbook_guard` (zip bombs, DTDs, cells over the
-limit, shared-string bombs), then one sheet (``sheet``: its name or 1-based number;
-default the first) is read whole, every cell as text, and handed on in chunks.
+limit, shared-string bombs, cells far apart); fastexcel opens the checked parts (parsing
+the shared strings) in a second thread while the sheet is checked, then one sheet
+(``sheet``: its name or 1-based number; default the first) is read whole, every cell as
+text, and handed on in chunks.
 
 - The header is the sheet's first row that holds a value; its columns run from its
   first to its last named cell (empty columns on the left are not part of the table).
@@ -76,18 +78,20 @@ class XlsxReader:
         if os.path.isdir(name):
             raise InputError(self.source, "not a readable .xlsx workbook (is a directory)")
         limit = EXCEL_CELL_CHARS if max_cell_chars is None else max_cell_chars
-        book = check_workbook(name, self.source, sheet, limit)
-        self.sheets: list[str] = book.sheets
-        self.sheet: str = book.sheets[book.index]
-        try:  # the parts checked, inflated once: the reader need not inflate them again
-            loaded = fastexcel.read_excel(book.data).load_sheet(
+        try:  # fastexcel opens the checked parts (parsing the shared strings) while the sheet is checked
+            book = check_workbook(name, self.source, sheet, limit, opener=fastexcel.read_excel)
+            self.sheets: list[str] = book.sheets
+            self.sheet: str = book.sheets[book.index]
+            loaded = book.opened.load_sheet(
                 book.index, header_row=None, skip_rows=0, dtypes="string", schema_sample_rows=1)
             table = loaded.to_arrow()
             letters = [column_letter(info.absolute_index) for info in loaded.selected_columns]
+        except InputError:
+            raise
         except Exception as exc:  # fastexcel's errors: a damaged or foreign file
             raise InputError(self.source, f"not a readable .xlsx workbook ({' '.join(str(exc).split())})") from None
         finally:
-            del book
+            book = None
         self._letters = letters
         self._where = f"sheet {self.sheet!r}"
         self._rows, self._numbers = self._data(table)
