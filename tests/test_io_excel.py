@@ -265,6 +265,42 @@ def _letters(column: int) -> str:
     return column_letter(column - 1)
 
 
+def test_the_reader_gets_the_checked_parts_as_they_lie_in_the_file(tmp_path):
+    """``copy_parts``: the same names, bytes once inflated and CRCs, without inflating;
+    the opener runs while the sheet is checked, and a refused sheet is refused whatever it did."""
+    import io
+
+    from coscore.io.workbook_guard import check_workbook, copy_parts
+
+    path = tmp_path / "parts.zip"
+    with zipfile.ZipFile(path, "w") as book:
+        book.writestr("a.xml", b"<a/>" * 1000, zipfile.ZIP_DEFLATED)
+        book.writestr("中文/b.xml", b"stored", zipfile.ZIP_STORED)
+        book.writestr("c.xml", b"left out", zipfile.ZIP_DEFLATED)
+    raw = path.read_bytes()
+    with zipfile.ZipFile(io.BytesIO(raw)) as book:
+        infos = [book.getinfo("a.xml"), book.getinfo("中文/b.xml")]
+        copied = zipfile.ZipFile(io.BytesIO(copy_parts(raw, infos, "parts.zip")))
+        assert copied.namelist() == ["a.xml", "中文/b.xml"]
+        assert copied.testzip() is None
+        assert copied.read("a.xml") == b"<a/>" * 1000 and copied.read("中文/b.xml") == b"stored"
+        assert copied.getinfo("a.xml").compress_size == infos[0].compress_size
+    good = tmp_path / "good.xlsx"
+    _write(good, {"a": ["x", "y"]})
+    seen = []
+    book = check_workbook(str(good), "good.xlsx", None, 32767, opener=lambda data: seen.append(data) or "opened")
+    assert book.opened == "opened" and seen == [book.data]
+    _hostile(tmp_path / "far.xlsx", _sheet(b'<c r="XFD1048576"><v>1</v></c>'))
+    with pytest.raises(InputError, match="cells far apart"):
+        check_workbook(str(tmp_path / "far.xlsx"), "far.xlsx", None, 32767, opener=lambda data: "opened")
+
+    def fails(data):
+        raise ValueError("no")
+
+    with pytest.raises(ValueError, match="no"):   # raised once the check has passed
+        check_workbook(str(good), "good.xlsx", None, 32767, opener=fails)
+
+
 def test_damaged_workbooks_are_one_line(tmp_path):
     (tmp_path / "garbage.xlsx").write_bytes(b"PK\x03\x04 not really")
     _one_line(tmp_path / "garbage.xlsx", "not a readable .xlsx workbook")
