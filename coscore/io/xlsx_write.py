@@ -39,8 +39,9 @@ from .workbook_guard import EXCEL_CELL_CHARS
 #: The most rows and columns of one Excel sheet.
 EXCEL_ROWS = 1_048_576
 EXCEL_COLUMNS = 16_384
-#: zlib's level for the sheet: level 1 deflates XML some 3 times faster than the default
-#: level 6, for a file about 20 % larger.
+#: The deflate level for the sheet: zlib's level 1 deflates XML some 3 times faster than
+#: its default level 6, for a file about 20 % larger; ISA-L's level 1 (used when the isal
+#: package is there) 4 times faster again, for about the size of zlib's.
 COMPRESS_LEVEL = 1
 
 _SHEET = "xl/worksheets/sheet1.xml"
@@ -90,6 +91,16 @@ _SPECIAL = bytes([*range(0, 9), *range(11, 32), ord("&"), ord("<"), ord(">"), or
 _SPACE = np.zeros(256, dtype=bool)
 _SPACE[[32, 9, 10, 13]] = True
 _NONCHARACTERS = (b"\xef\xbf\xbe", b"\xef\xbf\xbf")
+
+
+def _fast_deflater() -> Any:
+    """A raw deflater (as zipfile's own) from ISA-L at level 1: some 4 times as fast as
+    zlib's level 1 on sheet XML, for the same size; ``None`` without the isal package."""
+    try:
+        from isal import isal_zlib
+    except ImportError:
+        return None
+    return isal_zlib.compressobj(COMPRESS_LEVEL, isal_zlib.DEFLATED, -15)
 
 
 def _pc() -> Any:
@@ -153,6 +164,9 @@ class XlsxWriter:
             raise InputError(chunk.source, f"{len(self._columns):,} columns do not fit an Excel sheet "
                              f"({EXCEL_COLUMNS:,} at most); write CSV or Parquet instead")
         self._sheet = self._zip.open(_SHEET, "w")
+        deflater = _fast_deflater()
+        if deflater is not None and getattr(self._sheet, "_compressor", None) is not None:
+            self._sheet._compressor = deflater   # zipfile's own entry writer, deflating with ISA-L
         self._sheet.write(_HEAD)
         header = Chunk(["name"], {"name": self._columns}, [1] * len(self._columns), "row", chunk.source)
         try:
