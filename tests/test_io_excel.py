@@ -301,6 +301,15 @@ def test_the_reader_gets_the_checked_parts_as_they_lie_in_the_file(tmp_path):
         check_workbook(str(good), "good.xlsx", None, 32767, opener=fails)
 
 
+def test_output_without_isal_is_deflated_by_zlib(tmp_path, monkeypatch):
+    import coscore.io.xlsx_write as xlsx_write
+
+    monkeypatch.setattr(xlsx_write, "_fast_deflater", lambda: None)
+    _write(tmp_path / "zlib.xlsx", {"a": ["中文", "x" * 5000, None], "b": ["1", "2", "3"]})
+    assert zipfile.ZipFile(tmp_path / "zlib.xlsx").testzip() is None
+    assert _read(tmp_path / "zlib.xlsx")[1] == {"a": ["中文", "x" * 5000, ""], "b": ["1", "2", "3"]}
+
+
 def test_damaged_workbooks_are_one_line(tmp_path):
     (tmp_path / "garbage.xlsx").write_bytes(b"PK\x03\x04 not really")
     _one_line(tmp_path / "garbage.xlsx", "not a readable .xlsx workbook")
