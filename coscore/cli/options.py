@@ -62,10 +62,10 @@ def add_reading_options(p: argparse.ArgumentParser) -> None:
                    help="the text encoding of CSV/TSV/JSON Lines/coscore input: any codec Python knows "
                    "(gb18030 also reads GBK and GB2312), or 'auto' (a byte order mark, else a guess, said on "
                    "stderr); default UTF-8")
-    p.add_argument("--sheet", metavar="NAME|N", help="the sheet of .xlsx input: its name, or 1 for the first "
+    p.add_argument("--sheet", metavar="NAME|N", help="the sheet of .xlsx, .xls or .ods input: its name, or 1 for the first "
                    "(default)")
     p.add_argument("--max-cell-chars", type=positive_int, metavar="N",
-                   help="refuse a cell longer than N characters (default 1,000,000; .xlsx: Excel's 32,767)")
+                   help="refuse a cell longer than N characters (default 1,000,000; workbooks: Excel's 32,767)")
 
 
 def reading_options(args: argparse.Namespace) -> dict[str, Any]:

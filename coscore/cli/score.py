@@ -32,7 +32,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """The arguments of ``coscore score``."""
     p.add_argument("rule", metavar="RULE", help="the rule (.json)")
     p.add_argument("data", metavar="DATA", nargs="+",
-                   help="answers: .csv .tsv .jsonl .parquet .xlsx files or globs (read in order as one "
+                   help="answers: .csv .tsv .jsonl .parquet .xlsx .xls .ods files or globs (read in order as one "
                    "table, same columns), or - for stdin")
     p.add_argument("-o", "--output", metavar="OUT",
                    help="output file: .csv .tsv .jsonl .parquet .xlsx (format from its extension); "

@@ -1,9 +1,9 @@
 """Readers and writers for answer tables: CSV, TSV, JSON Lines, Parquet, Excel
-``.xlsx`` and the original CoScore dataset layout.
+``.xlsx`` and the original CoScore dataset layout (and, read only, ``.xls`` and ``.ods``).
 
 Readers open one or more files or globs (``-`` is standard input), read the header
 eagerly, and yield :class:`Chunk` objects of consecutive rows, whose columns are Arrow
-arrays for CSV/TSV files, Parquet and ``.xlsx``; writers take chunks. Problems are
+arrays for CSV/TSV files, Parquet and workbooks; writers take chunks. Problems are
 :class:`InputError` with the file, line (or row) and column.
 
 >>> with open_reader("answers.csv") as reader:            # doctest: +SKIP
@@ -99,9 +99,10 @@ def open_reader(
 
     ``encoding`` (CSV, TSV, JSON Lines, the ``coscore`` layout): any codec Python knows,
     or ``"auto"`` (a byte order mark, else charset-normalizer's guess, which is told to
-    ``on_encoding(file, choice)``); default UTF-8. ``sheet`` (``.xlsx``): a sheet's name or
-    number from 1 (as an ``int`` or a ``str``); default the first. ``max_cell_chars``: the most
-    characters of one cell (default 1,000,000; Excel's 32,767 for ``.xlsx``).
+    ``on_encoding(file, choice)``); default UTF-8. ``sheet`` (``.xlsx``, ``.xls``, ``.ods``): a
+    sheet's name or number from 1 (as an ``int`` or a ``str``); default the first.
+    ``max_cell_chars``: the most characters of one cell (default 1,000,000; Excel's 32,767
+    for workbooks).
 
     Raises :class:`InputError` for a missing or unreadable file, a bad header, a cell
     over the limit, or an option the format does not take.
@@ -132,7 +133,7 @@ def _options(first: str, fmt: str, encoding: str | None, sheet: str | int | None
         raise InputError(first, "the cell limit (--max-cell-chars) must be at least 1")
     options: dict[str, Any] = {"max_cell_chars": max_cell_chars}
     if encoding is not None:
-        if fmt in ("parquet", "xlsx"):
+        if fmt in ("parquet", "xlsx", "xls", "ods"):
             raise InputError(first, f"an encoding (--encoding) is for CSV, TSV, JSON Lines and the coscore layout, "
                              f"not {fmt}")
         if encoding.lower() != "auto":
@@ -141,8 +142,8 @@ def _options(first: str, fmt: str, encoding: str | None, sheet: str | int | None
             codec_name(encoding)
         options.update(encoding=encoding, announce=on_encoding)
     if sheet is not None:
-        if fmt != "xlsx":
-            raise InputError(first, f"a sheet (--sheet) is for .xlsx workbooks, not {fmt}")
+        if fmt not in ("xlsx", "xls", "ods"):
+            raise InputError(first, f"a sheet (--sheet) is for .xlsx, .xls and .ods workbooks, not {fmt}")
         options["sheet"] = sheet
     return options
 
@@ -162,6 +163,10 @@ def _open_one(path: str, fmt: str, chunk_size: int, options: dict[str, Any]) -> 
         from .xlsx import XlsxReader
 
         return XlsxReader(path, chunk_size, **options)
+    if fmt in ("xls", "ods"):
+        from .xlsx import WorkbookReader
+
+        return WorkbookReader(path, chunk_size, kind=f".{fmt}", **options)
     from .legacy import LegacyReader
 
     return LegacyReader(path, chunk_size, **options)

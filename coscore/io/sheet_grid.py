@@ -118,6 +118,16 @@ def _largest(raw: np.ndarray, where: np.ndarray, low: int, high: int, base: int,
     return int(value.max()), count
 
 
+def column_letter(index: int) -> str:
+    """Excel's name of the 0-based column ``index`` (0 -> ``A``, 26 -> ``AA``)."""
+    letters = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        letters = chr(65 + rest) + letters
+    return letters
+
+
 def _column_number(letters: bytes) -> int:
     number = 0
     for letter in letters:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 #: Input formats (``coscore`` is the original CoScore dataset layout).
-INPUT_FORMATS: tuple[str, ...] = ("csv", "tsv", "jsonl", "parquet", "xlsx", "coscore")
+INPUT_FORMATS: tuple[str, ...] = ("csv", "tsv", "jsonl", "parquet", "xlsx", "xls", "ods", "coscore")
 #: Output formats.
 OUTPUT_FORMATS: tuple[str, ...] = ("csv", "tsv", "jsonl", "parquet", "xlsx")
 
@@ -20,6 +20,8 @@ _EXTENSIONS = {
     ".parquet": "parquet",
     ".pq": "parquet",
     ".xlsx": "xlsx",
+    ".xls": "xls",
+    ".ods": "ods",
 }
 
 

@@ -34,6 +34,7 @@ import pyarrow as pa
 from ._text import display_name
 from .arrays import int_array, valid_mask
 from .errors import InputError
+from .sheet_grid import column_letter
 from .table import Chunk
 from .workbook_guard import EXCEL_CELL_CHARS, check_workbook
 
@@ -46,56 +47,55 @@ def _fastexcel() -> Any:
     return fastexcel
 
 
-def column_letter(index: int) -> str:
-    """Excel's name of the 0-based column ``index`` (0 -> ``A``, 26 -> ``AA``)."""
-    letters = ""
-    index += 1
-    while index:
-        index, rest = divmod(index - 1, 26)
-        letters = chr(65 + rest) + letters
-    return letters
-
-
 class XlsxReader:
     """Read one sheet of an ``.xlsx`` workbook in chunks of Arrow string columns; row
     numbers are the sheet's. ``sheets`` lists the workbook's sheets, ``sheet`` is the one read."""
 
     unit = "row"
+    #: What the file is called in messages.
+    kind = ".xlsx"
 
     def __init__(
         self, path: str | os.PathLike[str], chunk_size: int = 65536, *, sheet: str | int | None = None,
         max_cell_chars: int | None = None,
     ) -> None:
-        fastexcel = _fastexcel()
         self.source = display_name(path)
         self.total_bytes: int | None = None
         self._chunk_size = chunk_size
         name = os.fspath(path)
         if name == "-":
-            raise InputError(self.source, "an .xlsx workbook cannot be read from standard input; give its file")
+            raise InputError(self.source, f"an {self.kind} workbook cannot be read from standard input; give its file")
         if not os.path.exists(name):
             raise InputError(self.source, "no such file")
         if os.path.isdir(name):
-            raise InputError(self.source, "not a readable .xlsx workbook (is a directory)")
+            raise InputError(self.source, f"not a readable {self.kind} workbook (is a directory)")
         limit = EXCEL_CELL_CHARS if max_cell_chars is None else max_cell_chars
+        sheets, index, table, letters = self._load(name, sheet, limit)
+        self.sheets: list[str] = sheets
+        self.sheet: str = sheets[index]
+        self._letters = letters
+        self._where = f"sheet {self.sheet!r}"
+        self._rows, self._numbers = self._data(table)
+        self.total_rows: int | None = len(self._numbers)
+
+    def _load(self, name: str, sheet: str | int | None, limit: int) -> tuple[list[str], int, Any, list[str]]:
+        """The sheet names, the index of the one read, its grid (an Arrow table of text) and
+        its columns' letters."""
+        fastexcel = _fastexcel()
+        book = None
         try:  # fastexcel opens the checked parts (parsing the shared strings) while the sheet is checked
             book = check_workbook(name, self.source, sheet, limit, opener=fastexcel.read_excel)
-            self.sheets: list[str] = book.sheets
-            self.sheet: str = book.sheets[book.index]
             loaded = book.opened.load_sheet(
                 book.index, header_row=None, skip_rows=0, dtypes="string", schema_sample_rows=1)
             table = loaded.to_arrow()
             letters = [column_letter(info.absolute_index) for info in loaded.selected_columns]
+            return book.sheets, book.index, table, letters
         except InputError:
             raise
         except Exception as exc:  # fastexcel's errors: a damaged or foreign file
             raise InputError(self.source, f"not a readable .xlsx workbook ({' '.join(str(exc).split())})") from None
         finally:
             book = None
-        self._letters = letters
-        self._where = f"sheet {self.sheet!r}"
-        self._rows, self._numbers = self._data(table)
-        self.total_rows: int | None = len(self._numbers)
 
     def _data(self, table: Any) -> tuple[list[Any], np.ndarray]:
         """The header checked and taken off; the data columns and their row numbers."""
@@ -146,6 +146,39 @@ class XlsxReader:
     def close(self) -> None:
         """Let the sheet go."""
         self._rows = []
+
+
+class WorkbookReader(XlsxReader):
+    """Read one sheet of a legacy ``.xls`` or an OpenDocument ``.ods`` workbook, as
+    :class:`XlsxReader` reads ``.xlsx`` (the same header, cells and row numbers): the sheet
+    is read by fastexcel in a child process under a memory budget
+    (:mod:`.workbook_child`), then each cell is held to ``max_cell_chars``."""
+
+    def __init__(self, path: str | os.PathLike[str], chunk_size: int = 65536, *, sheet: str | int | None = None,
+                 max_cell_chars: int | None = None, kind: str = ".xls") -> None:
+        self.kind = kind
+        super().__init__(path, chunk_size, sheet=sheet, max_cell_chars=max_cell_chars)
+
+    def _load(self, name: str, sheet: str | int | None, limit: int) -> tuple[list[str], int, Any, list[str]]:
+        from .workbook_child import read_sheet
+
+        _fastexcel()
+        loaded = read_sheet(name, self.source, sheet, self.kind)
+        _check_cells(self.source, loaded.sheets[loaded.index], loaded.table, loaded.letters, limit)
+        return loaded.sheets, loaded.index, loaded.table, loaded.letters
+
+
+def _check_cells(source: str, sheet: str, table: Any, letters: list[str], limit: int) -> None:
+    """Refuse a cell over ``limit`` characters, naming its row and column."""
+    import pyarrow.compute as pc
+
+    for column, letter in zip(table.columns, letters):
+        lengths = pc.utf8_length(column)
+        longest = pc.max(lengths).as_py()
+        if longest is not None and longest > limit:
+            row = int(np.flatnonzero(np.asarray(pc.fill_null(pc.greater(lengths, limit), False)))[0]) + 1
+            raise InputError(source, f"sheet {sheet!r}: a cell holds more than {limit:,} characters; Excel's own "
+                             f"limit is {EXCEL_CELL_CHARS:,} (--max-cell-chars)", row=row, column=letter)
 
 
 def _text(column: Any) -> Any:
