@@ -214,6 +214,31 @@ def test_other_text_layouts_are_read_as_text():
     _same(rule.score_many([pa.nulls(3)]), rule.score_many(["", "", ""]))
 
 
+def test_dictionaries_and_views_that_point_past_their_values_are_refused():
+    """Codes and views are read in C without a check per row: an array that points past
+    its values (built unchecked) is refused whole, never read out of bounds."""
+    if "cython" not in IMPLEMENTATIONS:
+        pytest.skip("the compiled kernels are not available")
+    columns = modules("cython")["arrow"]
+    codes = pa.DictionaryArray.from_arrays(pa.array([0, 5, None], pa.int32()), pa.array(["a"]), safe=False)
+    with pytest.raises(ValueError, match="codes must be among its 1 values"):
+        columns.BlankColumns([codes])
+    with pytest.raises(ValueError, match="codes must be among"):
+        COMPILED["first"].score_many([codes])
+    nulls = pa.DictionaryArray.from_arrays(pa.array([None, None], pa.int32()), pa.array([], pa.string()))
+    assert columns.BlankColumns([nulls]).texts(0, 0, 2)[1].tolist() == [0, 0]
+    if not hasattr(pa, "string_view"):
+        return
+    good = pa.array(["short", "a text longer than twelve bytes", None], pa.string_view())
+    validity, views, data = good.buffers()
+    for field, value in ((2, 7), (3, 1 << 20), (0, -40)):   # no buffer 7; past the data; a negative length
+        spoilt = bytearray(views.to_pybytes())
+        spoilt[16 + 4 * field:16 + 4 * field + 4] = value.to_bytes(4, "little", signed=True)
+        bad = pa.Array.from_buffers(pa.string_view(), 3, [validity, pa.py_buffer(bytes(spoilt)), data])
+        with pytest.raises(ValueError, match="views point past"):
+            columns.BlankColumns([bad])
+
+
 def test_columns_that_are_not_text_or_of_different_lengths_are_refused():
     rule = COMPILED["both"]
     with pytest.raises(TypeError, match="text"):

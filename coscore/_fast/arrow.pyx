@@ -320,6 +320,7 @@ cdef class BlankColumns:
                     if buffers[0] is not None and codes.null_count:
                         s.code_valid = <const uint8_t *><size_t>buffers[0].address
                         s.code_offset = codes.offset
+                    _check_codes(codes, len(chunk.dictionary))
                     numbers = np.ascontiguousarray(codes.fill_null(0).to_numpy(), dtype=np.int64)
                     self._keep.append(numbers)
                     s.codes = <const int64_t *><size_t>numbers.ctypes.data
@@ -334,6 +335,7 @@ cdef class BlankColumns:
         s.valid = <const uint8_t *><size_t>buffers[0].address if buffers[0] is not None and values.null_count else NULL
         s.offset = values.offset
         if layout == 2:   # string_view: the views, then the data buffers they point into
+            _check_views(values, buffers)
             s.views = <const uint8_t *><size_t>buffers[1].address if buffers[1] is not None else NULL
             s.bufs = <const uint8_t **>calloc(len(buffers) - 1, sizeof(uint8_t *))
             if s.bufs == NULL:
@@ -626,6 +628,36 @@ cdef int _layout(kind) except -1:
         return 3
     raise TypeError(f"a blank column must be Arrow string, large_string or string_view (or a dictionary of "
                     f"them), not {kind}")
+
+
+cdef int _check_codes(codes, Py_ssize_t n_values) except -1:
+    """Refuse a dictionary whose codes point past its values (they are read unchecked)."""
+    import pyarrow.compute as pc
+    low, high = pc.min_max(codes).values()
+    if low.is_valid and (low.as_py() < 0 or high.as_py() >= n_values):
+        raise ValueError(f"a dictionary column's codes must be among its {n_values} values, "
+                         f"not {low.as_py()}..{high.as_py()}")
+    return 0
+
+
+cdef int _check_views(values, buffers) except -1:
+    """Refuse a ``string_view`` array whose views point past its data buffers (they are
+    read unchecked)."""
+    import pyarrow.compute as pc
+    if not len(values) or buffers[1] is None:
+        return 0
+    views = np.frombuffer(buffers[1], dtype=np.int32).reshape(-1, 4)[values.offset:values.offset + len(values)]
+    valid = np.asarray(pc.is_valid(values))
+    views = views[valid] if values.null_count else views
+    sizes = views[:, 0].astype(np.int64)
+    outside = views[sizes > 12]   # held in a data buffer, not inline
+    ends = outside[:, 3].astype(np.int64) + outside[:, 0]
+    sizes_of = np.array([b.size if b is not None else 0 for b in buffers[2:]] + [0], dtype=np.int64)
+    number = outside[:, 2].astype(np.int64)
+    if (sizes < 0).any() or (number < 0).any() or (number >= len(buffers) - 2).any() or (outside[:, 3] < 0).any() \
+            or (ends > sizes_of[np.minimum(number, len(sizes_of) - 1)]).any():
+        raise ValueError("a string_view column's views point past its data buffers")
+    return 0
 
 
 cdef bint _is_view(pa, kind):
