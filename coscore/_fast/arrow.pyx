@@ -642,20 +642,43 @@ cdef int _check_codes(codes, Py_ssize_t n_values) except -1:
 
 cdef int _check_views(values, buffers) except -1:
     """Refuse a ``string_view`` array whose views point past its data buffers (they are
-    read unchecked)."""
-    import pyarrow.compute as pc
-    if not len(values) or buffers[1] is None:
+    read unchecked later): one pass over the views, without the GIL."""
+    cdef Py_ssize_t n = len(values), first = values.offset, i, n_bufs = len(buffers) - 2, b
+    cdef const uint8_t *views
+    cdef const uint8_t *valid = NULL
+    cdef int64_t *ends = NULL
+    cdef int32_t size, number, start
+    cdef bint bad = False
+    if not n:
         return 0
-    views = np.frombuffer(buffers[1], dtype=np.int32).reshape(-1, 4)[values.offset:values.offset + len(values)]
-    valid = np.asarray(pc.is_valid(values))
-    views = views[valid] if values.null_count else views
-    sizes = views[:, 0].astype(np.int64)
-    outside = views[sizes > 12]   # held in a data buffer, not inline
-    ends = outside[:, 3].astype(np.int64) + outside[:, 0]
-    sizes_of = np.array([b.size if b is not None else 0 for b in buffers[2:]] + [0], dtype=np.int64)
-    number = outside[:, 2].astype(np.int64)
-    if (sizes < 0).any() or (number < 0).any() or (number >= len(buffers) - 2).any() or (outside[:, 3] < 0).any() \
-            or (ends > sizes_of[np.minimum(number, len(sizes_of) - 1)]).any():
+    if buffers[1] is None or buffers[1].size < 16 * (first + n):
+        raise ValueError("a string_view column's views point past its data buffers")
+    views = <const uint8_t *><size_t>buffers[1].address
+    if buffers[0] is not None and values.null_count:
+        valid = <const uint8_t *><size_t>buffers[0].address
+    ends = <int64_t *>malloc((n_bufs + 1) * sizeof(int64_t))
+    if ends == NULL:
+        raise MemoryError()
+    try:
+        for b in range(n_bufs):
+            ends[b] = buffers[b + 2].size if buffers[b + 2] is not None else 0
+        with nogil:
+            for i in range(first, first + n):
+                if valid != NULL and not (valid[i >> 3] >> (i & 7)) & 1:
+                    continue   # a null's view is not read
+                memcpy(&size, views + 16 * i, 4)
+                if size < 0:
+                    bad = True
+                    break
+                if size > 12:   # held in a data buffer, not inline
+                    memcpy(&number, views + 16 * i + 8, 4)
+                    memcpy(&start, views + 16 * i + 12, 4)
+                    if number < 0 or number >= n_bufs or start < 0 or <int64_t>start + size > ends[number]:
+                        bad = True
+                        break
+    finally:
+        free(ends)
+    if bad:
         raise ValueError("a string_view column's views point past its data buffers")
     return 0
 
