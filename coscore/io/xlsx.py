@@ -29,7 +29,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 
 from ._text import display_name
 from .arrays import int_array, valid_mask
