@@ -113,23 +113,12 @@ cdef inline uint64_t _hash(const uint8_t *p, int64_t n, uint64_t seed) noexcept 
     return _mix(h ^ seed)
 
 
-cdef inline void _value(const _seg *s, int64_t i, const uint8_t **p, int64_t *n) noexcept nogil:
-    """The bytes of value ``i`` of ``s`` (of a dictionary: its entry ``i``); a null is empty."""
+cdef inline void _text_at(const _seg *s, int64_t i, const uint8_t **p, int64_t *n) noexcept nogil:
+    """The bytes of value ``i`` of a ``string`` / ``large_string`` chunk ``s``; a null is empty."""
     cdef int64_t j = s.offset + i, a, b
-    cdef int32_t size, number, start
     if s.valid != NULL and not (s.valid[j >> 3] >> (j & 7)) & 1:
         p[0] = _EMPTY
         n[0] = 0
-        return
-    if s.views != NULL:
-        memcpy(&size, s.views + 16 * j, 4)
-        if size <= 12:
-            p[0] = s.views + 16 * j + 4
-        else:
-            memcpy(&number, s.views + 16 * j + 8, 4)
-            memcpy(&start, s.views + 16 * j + 12, 4)
-            p[0] = s.bufs[number] + start
-        n[0] = size
         return
     if s.off32 != NULL:
         a = s.off32[j]
@@ -139,6 +128,28 @@ cdef inline void _value(const _seg *s, int64_t i, const uint8_t **p, int64_t *n)
         b = s.off64[j + 1]
     p[0] = s.data + a if s.data != NULL else _EMPTY
     n[0] = b - a
+
+
+cdef inline void _value(const _seg *s, int64_t i, const uint8_t **p, int64_t *n) noexcept nogil:
+    """The bytes of value ``i`` of ``s`` (of a dictionary: its entry ``i``); a null is empty."""
+    cdef int64_t j
+    cdef int32_t size, number, start
+    if s.views == NULL:
+        _text_at(s, i, p, n)
+        return
+    j = s.offset + i
+    if s.valid != NULL and not (s.valid[j >> 3] >> (j & 7)) & 1:
+        p[0] = _EMPTY
+        n[0] = 0
+        return
+    memcpy(&size, s.views + 16 * j, 4)
+    if size <= 12:
+        p[0] = s.views + 16 * j + 4
+    else:
+        memcpy(&number, s.views + 16 * j + 8, 4)
+        memcpy(&start, s.views + 16 * j + 12, 4)
+        p[0] = s.bufs[number] + start
+    n[0] = size
 
 
 cdef inline int64_t _code(const _seg *s, int64_t i) noexcept nogil:
@@ -209,10 +220,16 @@ cdef void _pick(const _column *c, int64_t start, int64_t m, const uint8_t **ptrs
     while i < m:
         s = &c.segs[k]
         local = row - s.first
-        while local < s.length and i < m:
-            _cell(s, local, &ptrs[i], &lens[i])
-            local += 1
-            i += 1
+        if s.codes == NULL and s.views == NULL:   # plain text: the tight loop
+            while local < s.length and i < m:
+                _text_at(s, local, &ptrs[i], &lens[i])
+                local += 1
+                i += 1
+        else:
+            while local < s.length and i < m:
+                _cell(s, local, &ptrs[i], &lens[i])
+                local += 1
+                i += 1
         row = s.first + s.length
         k += 1
 
