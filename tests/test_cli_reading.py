@@ -79,3 +79,16 @@ def test_a_sheet_by_name_or_number(tmp_path, capsys):
         assert "左转" in out.read_text(encoding="utf-8")
     assert main(["score", RULE, str(tmp_path / "two.xlsx"), "--sheet", "nope", "--no-progress"]) == 2
     assert "nope" in capsys.readouterr().err
+
+
+def test_reading_a_workbook_is_announced_where_the_bar_would_be(tmp_path, capsys):
+    """A workbook is read whole before the first row is scored: with the bar on, stderr
+    says so first (a CSV file's bar starts at once)."""
+    data = Path(__file__).parent / "data" / "answers.xls"
+    assert main(["score", RULE, str(data), "--blanks", "q1", "-o", str(tmp_path / "out.csv"), "--progress"]) == 0
+    assert capsys.readouterr().err.startswith(f"reading {data} (a workbook is read whole")
+    assert main(["score", RULE, str(data), "--blanks", "q1", "-o", str(tmp_path / "out.csv"), "--no-progress"]) == 0
+    assert capsys.readouterr().err == ""
+    assert main(["score", RULE, str(DEMO / "lane-change.csv"), "--format", "coscore", "-o", str(tmp_path / "c.csv"),
+                 "--progress"]) == 0
+    assert "reading" not in capsys.readouterr().err

@@ -43,6 +43,26 @@ class Progress:
             self._bar.close()
 
 
+#: Formats read whole before the first row is scored (the bar starts after).
+WHOLE = ("xlsx", "xls", "ods")
+
+
+def announce_reading(flag: bool | None, first: str, fmt: str | None) -> None:
+    """Say on stderr (where the bar would be shown) that a workbook is being read: it is
+    read whole before scoring starts, which takes seconds for a large one."""
+    enabled = sys.stderr.isatty() if flag is None else flag
+    if not enabled:
+        return
+    from ..io import format_of
+
+    try:
+        kind = format_of(first, fmt)
+    except ValueError:
+        return
+    if kind in WHOLE:
+        print(f"reading {first} (a workbook is read whole before scoring starts)…", file=sys.stderr, flush=True)
+
+
 def progress_bar(flag: bool | None, reader: Any) -> Progress:
     """The bar for ``--progress``/``--no-progress`` (``None``: shown when stderr is a terminal)."""
     enabled = sys.stderr.isatty() if flag is None else flag

@@ -14,7 +14,7 @@ from ..limits import from_arguments as limits_from_arguments
 from .errors import EXIT_FAILED, EXIT_OK, UsageError, print_error
 from .options import add_reading_options, column_list, decimals, positive_int, reading_options, warn_mark_blanks
 from .outputs import refuse_input_as_output
-from .progress import progress_bar
+from .progress import announce_reading, progress_bar
 from .rules import load_rule
 
 if TYPE_CHECKING:
@@ -76,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
     totals = Totals()
     from ..engine import DEFAULT_CHUNK_SIZE   # a chunk as the file is read is a chunk as the engine scores
 
+    files = expand(args.data)
+    announce_reading(args.progress, files[0] if files else "-", args.format)
     with open_reader(args.data, args.format, args.chunk_size or DEFAULT_CHUNK_SIZE, **reading_options(args)) as reader:
         fmt = reader.format
         columns = AnswerColumns.resolve(fmt, reader.source, reader.columns, args.blanks, args.label)
