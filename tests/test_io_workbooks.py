@@ -93,6 +93,8 @@ def test_workbooks_that_ask_for_too_much_are_one_line(tmp_path):
     assert (tmp_path / "memory.ods").stat().st_size < 10_000
     with pytest.raises(InputError, match="needs more than 600 MiB of memory"):
         read_sheet(str(tmp_path / "memory.ods"), "memory.ods", None, ".ods", memory=600 << 20)
+    with pytest.raises(InputError, match="took more than 0.01 s"):
+        read_sheet(str(tmp_path / "memory.ods"), "memory.ods", None, ".ods", seconds=0.01)
 
 
 def test_damaged_workbooks_are_one_line(tmp_path):

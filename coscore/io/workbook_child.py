@@ -1,5 +1,5 @@
 """Reading a legacy ``.xls`` or an OpenDocument ``.ods`` workbook in a child process under
-a memory budget.
+a memory and a time budget.
 
 fastexcel (calamine) reads both, but such a file can ask for far more memory than its size
 (an ``.ods`` cell repeated over a million rows and thousands of columns; an ``.xls`` cell
@@ -7,8 +7,9 @@ pointing at a long shared string, many times over), and a failed allocation in t
 reader kills its process outright: no Python error can catch it. :mod:`.workbook_guard`
 bounds ``.xlsx`` before it is parsed; for these two formats the sheet is read in a child
 process whose address space is capped at :data:`MEMORY` bytes (where the platform has
-``resource``), which writes it as an Arrow IPC file for this process to read. A child
-that runs out of memory is one line: the workbook needs more than the budget.
+``resource``) and its time at :data:`TIME` seconds, which writes it as an Arrow IPC file
+for this process to read. A child that runs out of memory or time is one line: the
+workbook needs more than the budget.
 
 The child is ``python -m coscore.io.workbook_child PATH SHEET OUT MEMORY``; it prints one
 JSON line: ``{"sheets": [...], "index": i, "letters": [...]}``, or ``{"error": "..."}``.
@@ -27,6 +28,8 @@ from .errors import InputError
 
 #: The address space the child may take (bytes): the reader with its Python, and the sheet.
 MEMORY = 2 << 30
+#: The seconds the child may take (its parse is linear in the file: a minute for a million rows).
+TIME = 600
 
 
 @dataclass
@@ -40,18 +43,23 @@ class LoadedSheet:
     letters: list[str]
 
 
-def read_sheet(path: str, source: str, sheet: str | int | None, kind: str, memory: int = MEMORY) -> LoadedSheet:
+def read_sheet(path: str, source: str, sheet: str | int | None, kind: str, memory: int = MEMORY,
+               seconds: float = TIME) -> LoadedSheet:
     """Read sheet ``sheet`` (see :func:`~.workbook_guard.choose_sheet`) of the workbook at
     ``path`` (``kind``: its format's name, for messages) in a child process under
-    ``memory`` bytes. Raises :class:`InputError` (one line) for a damaged file, a missing
-    sheet or a workbook that needs more memory."""
+    ``memory`` bytes and ``seconds``. Raises :class:`InputError` (one line) for a damaged
+    file, a missing sheet or a workbook that needs more memory or time."""
     import pyarrow as pa
 
     with tempfile.TemporaryDirectory(prefix="coscore-sheet-") as folder:
         out = os.path.join(folder, "sheet.arrow")
         command = [sys.executable, "-m", "coscore.io.workbook_child", os.fspath(path), json.dumps(sheet), out,
                    str(memory)]
-        run = subprocess.run(command, capture_output=True, text=True, env=_child_env(), check=False)
+        try:
+            run = subprocess.run(command, capture_output=True, text=True, env=_child_env(), check=False,
+                                 timeout=seconds)
+        except subprocess.TimeoutExpired:
+            raise InputError(source, f"refused: reading this {kind} workbook took more than {seconds:g} s") from None
         said = _said(run.stdout)
         if "error" in said:
             raise InputError(source, said["error"])
