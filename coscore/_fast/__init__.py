@@ -6,6 +6,8 @@
 - batch plumbing: :func:`check_answers`, :func:`blank_column`, :func:`joined_column`,
   :func:`distinct_texts`, :func:`dedup_strings`, :func:`dedup_answers`, :func:`longest`, :func:`plain_strings`,
   :func:`tune_malloc`
+- :class:`StrColumns` -- blank columns held as Python ``str``, read as :class:`BlankColumns`
+  reads Arrow ones (one implementation, in ``_common``)
 - :class:`BlankColumns` -- blank columns as Arrow strings, deduplicated on their UTF-8 bytes;
   the compiled form gives the distinct texts as a ``Texts`` (module ``texts``: the texts
   decoded in C, which the compiled kernels read as they read a list of ``str``)
@@ -30,7 +32,7 @@ import os
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from ._common import group_hits, tokens
+from ._common import StrColumns, group_hits, tokens
 
 __all__ = [
     "BUILD_NOTE",
@@ -38,6 +40,7 @@ __all__ = [
     "IMPLEMENTATION",
     "JaccardScorer",
     "LcsScorer",
+    "StrColumns",
     "SubstringScanner",
     "blank_column",
     "check_answers",

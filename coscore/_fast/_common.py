@@ -8,13 +8,18 @@ that :mod:`coscore.explain` shows (re-exported by the dispatcher, :mod:`coscore.
 - :func:`group_hits` -- SM: the ordered walk of one group's options over a text;
 - :func:`tokens` -- CS: the token counts of a text;
 - :func:`token_tables` -- CS: the token tables built one code point at a time (the twin's
-  tables, and the compiled module's when its one-call reading of them cannot be used).
+  tables, and the compiled module's when its one-call reading of them cannot be used);
+- :class:`StrColumns` -- blank columns held as Python ``str``, read as the compiled
+  ``BlankColumns`` reads Arrow ones (the twin's ``BlankColumns``, and the pipeline's
+  columns of pandas strings).
 """
 from __future__ import annotations
 
 import threading
 from collections import Counter
-from typing import Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
+
+import numpy as np
 
 #: one past the largest code point
 MAX_CODE_POINT = 0x110000
@@ -97,3 +102,71 @@ def token_tables() -> tuple[dict[int, int], frozenset[int], dict[int, list[int]]
                     inverse.setdefault(t, []).append(c)
                 _tables = (lower, frozenset(_spaces()), inverse)
     return _tables
+
+
+class StrColumns:
+    """Equally long blank columns of Python ``str``, read as the compiled ``BlankColumns``
+    reads Arrow ones (same results, distinct texts in the same order): one column gives
+    each answer as its text, several as a tuple of their texts. A subclass says how a
+    column's rows are taken (:meth:`_rows`) and deduplicated (``_dedup_texts`` for a list
+    of ``str``, ``_dedup_answers`` for a list of tuples: ``(distinct, inverse)``)."""
+
+    _dedup_texts: Callable[[list], tuple[list, np.ndarray]]
+    _dedup_answers: Callable[[list], tuple[list, np.ndarray]]
+
+    def __init__(self, columns: list) -> None:
+        lengths = {len(column) for column in columns}
+        if len(lengths) > 1:
+            raise ValueError(f"the blank columns differ in length: {[len(c) for c in columns]}")
+        self.n_rows: int = lengths.pop() if lengths else 0
+        self._columns = columns
+
+    def _rows(self, index: int, start: int, stop: int) -> list[str]:
+        """Rows ``start:stop`` of column ``index`` as a list of ``str``."""
+        raise NotImplementedError
+
+    @property
+    def n_columns(self) -> int:
+        return len(self._columns)
+
+    def _range(self, start: int, stop: int) -> None:
+        if not 0 <= start <= stop <= self.n_rows:
+            raise IndexError(f"rows {start}:{stop} are not within the {self.n_rows} rows")
+
+    def texts(self, key: Any, start: int, stop: int) -> tuple[list[str], np.ndarray, Optional[np.ndarray]]:
+        """The one text of each row of ``start:stop`` that a rule reads, deduplicated:
+        blank ``key`` (an int, negative from the end) or, for ``"*"``, the blanks
+        joined. Returns ``(distinct, inverse, missing)``, ``missing`` the rows without
+        blank ``key`` (``None``: none)."""
+        self._range(start, stop)
+        m, k = stop - start, len(self._columns)
+        if m == 0:
+            return [], np.zeros(0, dtype=np.intp), None
+        if isinstance(key, str):
+            if key != "*":
+                raise ValueError(f"a text key is an int or '*', not {key!r}")
+            rows = ["".join(blanks) for blanks in zip(*(self._rows(i, start, stop) for i in range(k)))] \
+                if k else [""] * m
+        else:
+            index = key + k if key < 0 else key
+            if not 0 <= index < k:
+                return [""], np.zeros(m, dtype=np.intp), np.ones(m, dtype=bool)
+            rows = self._rows(index, start, stop)
+        distinct, inverse = self._dedup_texts(rows)
+        return distinct, inverse, None
+
+    def answers(self, start: int, stop: int) -> tuple[list, np.ndarray]:
+        """The distinct answers of rows ``start:stop`` in first-occurrence order and each
+        row's position among them."""
+        self._range(start, stop)
+        if len(self._columns) == 1:
+            return self._dedup_texts(self._rows(0, start, stop))
+        if stop == start:
+            return [], np.zeros(0, dtype=np.intp)
+        return self._dedup_answers(list(zip(*(self._rows(i, start, stop) for i in range(len(self._columns))))))
+
+    def answer(self, row: int) -> Any:
+        """The answer of row ``row``: its text for one column, else a tuple of texts."""
+        self._range(row, row + 1)
+        texts = tuple(self._rows(i, row, row + 1)[0] for i in range(len(self._columns)))
+        return texts[0] if len(texts) == 1 else texts

@@ -17,11 +17,8 @@ deduplicating with the same kernels that deduplicate a list of answers.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any, Optional
 
-import numpy as np
-
-from .._fast import dedup_answers, dedup_strings
+from .._fast import StrColumns, dedup_answers, dedup_strings, plain_strings
 
 __all__ = ["TextColumns", "TextList", "plain"]
 
@@ -65,71 +62,19 @@ class TextList:
 
 def plain(rows: list[str]) -> list[str]:
     """``rows`` with every instance of a subclass of ``str`` made a plain ``str`` (of the
-    same characters, as Arrow would have taken it)."""
+    same characters, as Arrow would have taken it): the kernels read plain ones."""
+    if plain_strings(rows) == len(rows):   # checked in C: the usual case, no copy
+        return rows
     return [v if type(v) is str else str.__getitem__(v, slice(None)) for v in rows]
 
 
-def _dedup(rows: list[str]) -> tuple[list[str], np.ndarray]:
-    try:
-        return dedup_strings(rows)
-    except TypeError:   # a subclass of str: the kernels read plain ones
-        return dedup_strings(plain(rows))
-
-
-class TextColumns:
+class TextColumns(StrColumns):
     """Equally long :class:`TextList` columns, read as
     :class:`~coscore._fast.BlankColumns` reads Arrow ones: one column gives each answer as
     its text, several as a tuple of their texts."""
 
-    def __init__(self, columns: list[TextList]) -> None:
-        lengths = {len(column) for column in columns}
-        if len(lengths) > 1:
-            raise ValueError(f"the blank columns differ in length: {[len(c) for c in columns]}")
-        self.n_rows: int = lengths.pop() if lengths else 0
-        self._columns = columns
+    _dedup_texts = staticmethod(dedup_strings)
+    _dedup_answers = staticmethod(dedup_answers)
 
-    @property
-    def n_columns(self) -> int:
-        return len(self._columns)
-
-    def _range(self, start: int, stop: int) -> None:
-        if not 0 <= start <= stop <= self.n_rows:
-            raise IndexError(f"rows {start}:{stop} are not within the {self.n_rows} rows")
-
-    def texts(self, key: Any, start: int, stop: int) -> tuple[list[str], np.ndarray, Optional[np.ndarray]]:
-        """The one text of each row of ``start:stop`` that a rule reads, deduplicated:
-        blank ``key`` (an int, negative from the end) or, for ``"*"``, the blanks
-        joined. Returns ``(distinct, inverse, missing)``, ``missing`` the rows without
-        blank ``key`` (``None``: none)."""
-        self._range(start, stop)
-        m, k = stop - start, len(self._columns)
-        if m == 0:
-            return [], np.zeros(0, dtype=np.intp), None
-        if isinstance(key, str):
-            if key != "*":
-                raise ValueError(f"a text key is an int or '*', not {key!r}")
-            rows = ["".join(blanks) for blanks in zip(*(c.texts(start, stop) for c in self._columns))] \
-                if k else [""] * m
-        else:
-            index = key + k if key < 0 else key
-            if not 0 <= index < k:
-                return [""], np.zeros(m, dtype=np.intp), np.ones(m, dtype=bool)
-            rows = self._columns[index].texts(start, stop)
-        distinct, inverse = _dedup(rows)
-        return distinct, inverse, None
-
-    def answers(self, start: int, stop: int) -> tuple[list, np.ndarray]:
-        """The distinct answers of rows ``start:stop`` in first-occurrence order and each
-        row's position among them."""
-        self._range(start, stop)
-        if len(self._columns) == 1:
-            return _dedup(self._columns[0].texts(start, stop))
-        if stop == start:
-            return [], np.zeros(0, dtype=np.intp)
-        return dedup_answers(list(zip(*(plain(c.texts(start, stop)) for c in self._columns))))
-
-    def answer(self, row: int) -> Any:
-        """The answer of row ``row``: its text for one column, else a tuple of texts."""
-        self._range(row, row + 1)
-        texts = tuple(plain(c.texts(row, row + 1))[0] for c in self._columns)
-        return texts[0] if len(texts) == 1 else texts
+    def _rows(self, index: int, start: int, stop: int) -> list[str]:
+        return plain(self._columns[index].texts(start, stop))

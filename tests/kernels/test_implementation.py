@@ -14,7 +14,7 @@ import coscore._fast
 
 ROOT = Path(__file__).resolve().parents[2]
 #: what the dispatcher re-exports from coscore._fast._common, the same in both implementations
-COMMON = ("group_hits", "tokens")
+COMMON = ("group_hits", "tokens", "StrColumns")
 
 
 def _import_in_subprocess(value, code="import coscore._fast as f; print(f.IMPLEMENTATION, f.LcsScorer.__module__)"):
