@@ -97,7 +97,7 @@ def _cap(memory: int) -> None:
         import resource
     except ImportError:   # no address-space limit on this platform
         return
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
     limit = memory if hard == resource.RLIM_INFINITY else min(memory, hard)
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 

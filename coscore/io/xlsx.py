@@ -81,7 +81,6 @@ class XlsxReader:
         """The sheet names, the index of the one read, its grid (an Arrow table of text) and
         its columns' letters."""
         fastexcel = _fastexcel()
-        book = None
         try:  # fastexcel opens the checked parts (parsing the shared strings) while the sheet is checked
             book = check_workbook(name, self.source, sheet, limit, opener=fastexcel.read_excel)
             loaded = book.opened.load_sheet(
@@ -93,8 +92,6 @@ class XlsxReader:
             raise
         except Exception as exc:  # fastexcel's errors: a damaged or foreign file
             raise InputError(self.source, f"not a readable .xlsx workbook ({' '.join(str(exc).split())})") from None
-        finally:
-            book = None
 
     def _data(self, table: Any) -> tuple[list[Any], np.ndarray]:
         """The header checked and taken off; the data columns and their row numbers."""
