@@ -123,6 +123,13 @@ def test_bad_headers_and_stray_values_name_the_cell(tmp_path):
     _book(tmp_path / "c.xlsx", {"s": []})
     with pytest.raises(InputError, match="is empty; expected a header row"):
         _read(tmp_path / "c.xlsx")
+    # a grid that starts at column C: the letters are the sheet's, not the grid's
+    _book(tmp_path / "d.xlsx", {"s": [[], [None, None, "id", "id"], [None, None, 1, 2]]})
+    with pytest.raises(InputError, match=r"row 2.*empty or repeated column name \(cell D2\)"):
+        _read(tmp_path / "d.xlsx")
+    _book(tmp_path / "e.xlsx", {"s": [[None, None, "id"], [None, None, 1], [None, None, 3, None, 5]]})
+    with pytest.raises(InputError, match=r"row 3.*beyond the 1 named columns \(cell E3\)"):
+        _read(tmp_path / "e.xlsx")
 
 
 # -- hostile workbooks -------------------------------------------------------------------
@@ -299,6 +306,67 @@ def test_the_reader_gets_the_checked_parts_as_they_lie_in_the_file(tmp_path):
 
     with pytest.raises(ValueError, match="no"):   # raised once the check has passed
         check_workbook(str(good), "good.xlsx", None, 32767, opener=fails)
+
+
+@pytest.mark.parametrize("flate", ["isal", "zlib"])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1), size=st.sampled_from([0, 1, 3, 65535, 65536, 65537]),
+       blocks=st.integers(0, 3), level=st.sampled_from([0, 1, 9]), method=st.sampled_from(["deflated", "stored"]))
+def test_parts_inflate_as_zipfile_reads_them_in_whole_blocks(monkeypatch, flate, seed, size, blocks, level, method):
+    """The guard's own inflation (ISA-L or zlib) gives zipfile's bytes, in blocks of
+    ``BLOCK`` bytes but the last: compressible and incompressible parts around the sizes
+    where a block or a piece of input ends."""
+    import io
+    import random
+    import zlib
+
+    from coscore.io import workbook_guard as guard
+
+    if flate == "zlib":
+        monkeypatch.setattr(guard, "_zlib", lambda: zlib)
+    rng = random.Random(seed)
+    length = blocks * guard.BLOCK + size
+    four = bytes(b"<c>1"[i % 4] for i in range(256))   # half of it compresses well, half not at all
+    data = rng.randbytes(length // 2).translate(four) + rng.randbytes(length - length // 2)
+    out = io.BytesIO()
+    compression = zipfile.ZIP_DEFLATED if method == "deflated" else zipfile.ZIP_STORED
+    with zipfile.ZipFile(out, "w", compression, compresslevel=level) as book:
+        book.writestr("part.xml", data)
+    raw = out.getvalue()
+    with zipfile.ZipFile(io.BytesIO(raw)) as book:
+        got = list(guard._inflate(book, raw, book.getinfo("part.xml"), "x.xlsx"))
+    assert b"".join(got) == data
+    assert all(len(block) == guard.BLOCK for block in got[:-1]) and all(got)
+
+
+def _lying(path, **fields) -> None:
+    """A good workbook whose sheet's central-directory entry says ``fields`` (``size``,
+    ``crc``) instead of the truth."""
+    import struct
+
+    _hostile(path, _sheet(b'<c r="B2" t="inlineStr"><is><t>' + b"x" * 5000 + b"</t></is></c>"))
+    raw = bytearray(path.read_bytes())
+    name = b"xl/worksheets/sheet1.xml"
+    entry = raw.index(b"PK\x01\x02")
+    while raw[entry + 46:entry + 46 + len(name)] != name:
+        entry = raw.index(b"PK\x01\x02", entry + 4)
+    crc, compressed, size = struct.unpack("<III", raw[entry + 16:entry + 28])
+    raw[entry + 16:entry + 28] = struct.pack("<III", fields.get("crc", crc), compressed, fields.get("size", size))
+    path.write_bytes(bytes(raw))
+
+
+def test_parts_that_lie_about_their_size_or_crc_are_refused(tmp_path):
+    _lying(tmp_path / "size.xlsx", size=100)
+    _one_line(tmp_path / "size.xlsx", "inflates to more than the 100 bytes it declares")
+    _lying(tmp_path / "short.xlsx", size=1 << 20)
+    _one_line(tmp_path / "short.xlsx", "part xl/worksheets/sheet1.xml is damaged")
+    _lying(tmp_path / "crc.xlsx", crc=12345)
+    _one_line(tmp_path / "crc.xlsx", "part xl/worksheets/sheet1.xml is damaged")
+    raw = bytearray((tmp_path / "crc.xlsx").read_bytes())
+    start = raw.index(b"xl/worksheets/sheet1.xml") + 40
+    raw[start:start + 16] = b"\xff" * 16   # the deflated stream itself broken
+    (tmp_path / "broken.xlsx").write_bytes(bytes(raw))
+    _one_line(tmp_path / "broken.xlsx", "broken.xlsx: not a readable .xlsx workbook")
 
 
 def test_output_without_isal_is_deflated_by_zlib(tmp_path, monkeypatch):

@@ -1,8 +1,9 @@
 """Bounds on what reading an ``.xlsx`` workbook may cost, checked before it is parsed.
 
 The workbook reader (fastexcel, on calamine) parses a sheet whole into memory and has no
-bound of its own. So the parts it will read are first inflated here as a stream, a block
-at a time (memory stays flat), and the workbook is refused, with one line, when:
+bound of its own. So the parts it will read are first inflated here (by ISA-L where the
+isal package is, else zlib), a block at a time, and the workbook is refused, with one
+line, when:
 
 - a part inflates to more than :data:`RATIO` times its compressed size (beyond
   :data:`GRACE` bytes), or to more than it declares: a zip bomb;
@@ -25,7 +26,7 @@ import re
 import struct
 import zipfile
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,6 +45,8 @@ RATIO = 100
 GRACE = 16 << 20
 #: Bytes inflated at a time.
 BLOCK = 1 << 20
+#: Compressed bytes given the inflater at a time.
+PIECE = 1 << 16
 #: The most bytes of a part read whole (the workbook, its relations, its styles).
 SMALL = 64 << 20
 #: Text the sheet's shared-string references may make, beyond which they are counted exactly...
@@ -101,8 +104,8 @@ def check_workbook(path: str, source: str, sheet: str | int | None, limit: int,
             return _check(book, raw, source, sheet, limit, opener)
         except InputError:
             raise
-        except (zipfile.BadZipFile, zlib.error, struct.error, OSError, ValueError, EOFError, KeyError,
-                NotImplementedError, RuntimeError) as exc:  # a damaged zip, as zipfile finds it
+        except (zipfile.BadZipFile, zlib.error, _zlib().error, struct.error, OSError, ValueError, EOFError,
+                KeyError, NotImplementedError, RuntimeError) as exc:  # a damaged zip, as zipfile or ISA-L finds it
             raise InputError(source, f"not a readable .xlsx workbook ({_one_line(exc)})") from None
 
 
@@ -118,7 +121,7 @@ def _check(book: zipfile.ZipFile, raw: bytes, source: str, sheet: str | int | No
     def small(part: str) -> Any:
         if part not in names:
             raise InputError(source, f"not a readable .xlsx workbook (no part {part})")
-        data = _read_small(book, names[part], source)
+        data = _read_small(book, raw, names[part], source)
         kept.append(part)
         try:
             return ElementTree.fromstring(data)
@@ -141,25 +144,28 @@ def _check(book: zipfile.ZipFile, raw: bytes, source: str, sheet: str | int | No
         raise InputError(source, f"not a readable .xlsx workbook (sheet {titles[index]!r} has no part)")
     for other in ("[Content_Types].xml", _resolve(main, "styles.xml")):
         if other in names:
-            _read_small(book, names[other], source)
+            _read_small(book, raw, names[other], source)
             kept.append(other)
     shared_part = next((_resolve(main, r.get("Target", "")) for r in links.values()
                         if r.get("Type", "").endswith("/sharedStrings")), None)
-    scanner = _Scanner(source, limit, titles[index])
-    spans = None
-    if shared_part in names:
-        spans = scanner.scan(book, names[shared_part], b"si")
-        kept.append(shared_part)
-    if scanner.long_shared is not None:
-        scanner.find_user(book, names[part])
+    shared = names.get(shared_part or "")
+    if shared is not None:   # its size and CRC, before the reader inflates it (its text is checked below)
+        _check_inflation(book, raw, shared, source)
+        kept.append(shared.filename)
     data = copy_parts(raw, [names[name] for name in dict.fromkeys(kept + [part])], source)
-    with ThreadPoolExecutor(1) as pool:   # the reader opens what is checked while the sheet is
+    scanner = _Scanner(source, limit, titles[index])
+    with ThreadPoolExecutor(1) as pool:   # the reader opens the parts while their text and the sheet are checked
         opening = pool.submit(opener, data) if opener is not None else None
         try:
-            scanner.scan(book, names[part], b"c")
+            spans = None
+            if shared is not None:
+                spans = scanner.scan(_inflate(book, raw, shared, source), shared, b"si")
+            if scanner.long_shared is not None:
+                scanner.find_user(_inflate(book, raw, names[part], source))
+            scanner.scan(_inflate(book, raw, names[part], source), names[part], b"c")
             scanner.check_grid()
             if spans is not None and len(spans) and scanner.references * int(spans.max()) > BUDGET:
-                scanner.bound_expansion(book.read(part), spans)
+                scanner.bound_expansion(_read_whole(book, raw, names[part], source), spans)
         finally:
             opened = _outcome(opening)
     if isinstance(opened, BaseException):
@@ -180,36 +186,42 @@ def _outcome(future: Future | None) -> Any:
 def copy_parts(raw: bytes, parts: list[zipfile.ZipInfo], source: str) -> bytes:
     """A zip of ``parts`` of the zip file ``raw``, each copied as it lies there (still
     compressed: the reader inflates it, once), with the same names, sizes and CRCs."""
-    out = io.BytesIO()
+    pieces: list[Any] = []   # joined once at the end: each body is copied once
     entries = []
+    offset = 0
     for info in parts:
         if info.flag_bits & 1 or max(info.file_size, info.compress_size, info.header_offset) >= 0xFFFFFFFF:
             raise InputError(source, f"not a readable .xlsx workbook (part {info.filename} is encrypted or "
                              f"over 4 GiB)")
-        start = info.header_offset
-        if raw[start:start + 4] != b"PK\x03\x04":
-            raise InputError(source, f"not a readable .xlsx workbook (part {info.filename} is damaged)")
-        name_size, extra_size = struct.unpack("<HH", raw[start + 26:start + 30])
-        begin = start + 30 + name_size + extra_size
-        body = raw[begin:begin + info.compress_size]
-        if len(body) != info.compress_size:
-            raise InputError(source, f"not a readable .xlsx workbook (part {info.filename} is cut short)")
+        body = _body(raw, info, source)
         name = info.filename.encode("utf-8")
         flags = 0x800 if not info.filename.isascii() else 0
-        offset = out.tell()
-        out.write(struct.pack("<4sHHHHHIIIHH", b"PK\x03\x04", 20, flags, info.compress_type, 0, 0x21,
-                              info.CRC, info.compress_size, info.file_size, len(name), 0))
-        out.write(name)
-        out.write(body)
+        pieces += [struct.pack("<4sHHHHHIIIHH", b"PK\x03\x04", 20, flags, info.compress_type, 0, 0x21,
+                               info.CRC, info.compress_size, info.file_size, len(name), 0), name, body]
         entries.append((info, name, flags, offset))
-    directory = out.tell()
-    for info, name, flags, offset in entries:
-        out.write(struct.pack("<4sHHHHHHIIIHHHHHII", b"PK\x01\x02", 20, 20, flags, info.compress_type, 0, 0x21,
-                              info.CRC, info.compress_size, info.file_size, len(name), 0, 0, 0, 0, 0, offset))
-        out.write(name)
-    size = out.tell() - directory
-    out.write(struct.pack("<4sHHHHIIH", b"PK\x05\x06", 0, 0, len(entries), len(entries), size, directory, 0))
-    return out.getvalue()
+        offset += 30 + len(name) + len(body)
+    directory = offset
+    for info, name, flags, start in entries:
+        pieces += [struct.pack("<4sHHHHHHIIIHHHHHII", b"PK\x01\x02", 20, 20, flags, info.compress_type, 0,
+                               0x21, info.CRC, info.compress_size, info.file_size, len(name), 0, 0, 0, 0, 0,
+                               start), name]
+        offset += 46 + len(name)
+    pieces.append(struct.pack("<4sHHHHIIH", b"PK\x05\x06", 0, 0, len(entries), len(entries),
+                              offset - directory, directory, 0))
+    return b"".join(pieces)
+
+
+def _body(raw: bytes, info: zipfile.ZipInfo, source: str) -> memoryview:
+    """The bytes of one part as they lie in the zip file ``raw`` (compressed; not copied)."""
+    start = info.header_offset
+    if raw[start:start + 4] != b"PK\x03\x04":
+        raise InputError(source, f"not a readable .xlsx workbook (part {info.filename} is damaged)")
+    name_size, extra_size = struct.unpack("<HH", raw[start + 26:start + 30])
+    begin = start + 30 + name_size + extra_size
+    body = memoryview(raw)[begin:begin + info.compress_size]
+    if len(body) != info.compress_size:
+        raise InputError(source, f"not a readable .xlsx workbook (part {info.filename} is cut short)")
+    return body
 
 
 def choose_sheet(source: str, titles: list[str], sheet: str | int | None) -> int:
@@ -238,12 +250,59 @@ def _resolve(base: str, target: str) -> str:
     return posixpath.normpath(posixpath.join(posixpath.dirname(base), target))
 
 
-def _inflate(book: zipfile.ZipFile, info: zipfile.ZipInfo, source: str) -> Iterator[bytes]:
-    """The bytes of one part, a block at a time, refused past the zip-bomb bounds.
-    (``zipfile`` stops at the size the part declares and checks its CRC.)"""
+def _inflate(book: zipfile.ZipFile, raw: bytes, info: zipfile.ZipInfo, source: str) -> Iterator[bytes]:
+    """The bytes of one part, a block at a time, refused past the zip-bomb bounds, its
+    declared size and CRC checked. A deflated part is inflated by ISA-L where the isal
+    package is (some twice as fast as zlib); zipfile's other methods, by zipfile."""
     allowed = max(GRACE, RATIO * info.compress_size)
     if info.file_size > allowed:
         raise _bomb(source, info)
+    if info.compress_type not in (zipfile.ZIP_DEFLATED, zipfile.ZIP_STORED):
+        yield from _inflate_other(book, info, source, allowed)
+        return
+    body = _body(raw, info, source)
+    flate = _zlib()
+    done = crc = 0
+    for block in (_blocks(body) if info.compress_type == zipfile.ZIP_STORED else _inflated(flate, body)):
+        done += len(block)
+        if done > info.file_size:   # (which is never more than allowed)
+            raise InputError(source, f"refused: part {info.filename} inflates to more than the "
+                             f"{info.file_size:,} bytes it declares (a zip bomb?)")
+        crc = flate.crc32(block, crc)
+        yield block
+    if done != info.file_size or crc != info.CRC:
+        raise _damaged(source, info)
+
+
+def _inflated(flate: Any, body: memoryview) -> Iterator[bytes]:
+    """The raw deflate stream ``body`` inflated, :data:`BLOCK` bytes at a time (the last
+    block fewer), as zipfile reads a part; fed :data:`PIECE` bytes at a time, since what
+    one call leaves unread is copied."""
+    inflater = flate.decompressobj(-15)
+    fed = held = 0
+    tail = b""
+    parts: list[bytes] = []
+    while not inflater.eof:
+        if not tail:
+            tail = body[fed:fed + PIECE]
+            fed += len(tail)
+        part = inflater.decompress(tail, BLOCK - held)
+        tail = inflater.unconsumed_tail
+        if part:
+            parts.append(part)
+            held += len(part)
+            if held == BLOCK:
+                yield b"".join(parts)
+                parts, held = [], 0
+        elif not tail and fed >= len(body):   # all of it fed, nothing more comes out
+            break
+    if parts:
+        yield b"".join(parts)
+
+
+def _inflate_other(book: zipfile.ZipFile, info: zipfile.ZipInfo, source: str, allowed: int) -> Iterator[bytes]:
+    """A part compressed by another method zipfile knows, a block at a time (zipfile stops
+    at the size it declares and checks its CRC)."""
     done = 0
     with book.open(info) as stream:
         while True:
@@ -254,6 +313,10 @@ def _inflate(book: zipfile.ZipFile, info: zipfile.ZipInfo, source: str) -> Itera
             if done > allowed:
                 raise _bomb(source, info)
             yield block
+
+
+def _damaged(source: str, info: zipfile.ZipInfo) -> InputError:
+    return InputError(source, f"not a readable .xlsx workbook (part {info.filename} is damaged)")
 
 
 def _bomb(source: str, info: zipfile.ZipInfo) -> InputError:
@@ -267,13 +330,43 @@ def _no_dtd(source: str, info: zipfile.ZipInfo, head: bytes) -> None:
         raise InputError(source, f"refused: part {info.filename} declares a DTD or an entity, which .xlsx never does")
 
 
-def _read_small(book: zipfile.ZipFile, info: zipfile.ZipInfo, source: str) -> bytes:
+def _read_small(book: zipfile.ZipFile, raw: bytes, info: zipfile.ZipInfo, source: str) -> bytes:
     """A small part read whole (bounded to :data:`SMALL` bytes, no DTD)."""
     if info.file_size > SMALL:
         raise InputError(source, f"refused: part {info.filename} is larger than {SMALL:,} bytes")
-    data = b"".join(_inflate(book, info, source))
+    data = _read_whole(book, raw, info, source)
     _no_dtd(source, info, data)
     return data
+
+
+def _read_whole(book: zipfile.ZipFile, raw: bytes, info: zipfile.ZipInfo, source: str) -> bytes:
+    """A part read whole (see :func:`_inflate`), without a DTD."""
+    data = b"".join(_inflate(book, raw, info, source))
+    _no_dtd(source, info, data[:1 << 16])
+    return data
+
+
+def _zlib() -> Any:
+    """ISA-L's zlib where the isal package is, else zlib (the same interface)."""
+    try:
+        from isal import isal_zlib
+    except ImportError:
+        return zlib
+    return isal_zlib
+
+
+def _check_inflation(book: zipfile.ZipFile, raw: bytes, info: zipfile.ZipInfo, source: str) -> None:
+    """Inflate a part, keeping nothing: within the zip-bomb bounds, its size and CRC right,
+    no DTD."""
+    for number, block in enumerate(_inflate(book, raw, info, source)):
+        if number == 0:
+            _no_dtd(source, info, block[:1 << 16])
+
+
+def _blocks(data: bytes | memoryview) -> Iterator[bytes]:
+    """``data`` a :data:`BLOCK` at a time."""
+    for start in range(0, len(data), BLOCK):
+        yield bytes(data[start:start + BLOCK])
 
 
 def _starts(raw: np.ndarray, token: bytes) -> np.ndarray:
@@ -317,15 +410,16 @@ class _Scanner:
         self.long_shared: int | None = None
         self.grid: Grid | None = None
 
-    def scan(self, book: zipfile.ZipFile, info: zipfile.ZipInfo, local: bytes) -> Any:
-        """Measure the part; for ``si``, the span of each string (a bound on its text), or
-        ``None`` when a string is over the limit (remembered in ``long_shared``)."""
+    def scan(self, blocks: Iterable[bytes], info: zipfile.ZipInfo, local: bytes) -> Any:
+        """Measure the part ``info`` (its bytes: ``blocks``); for ``si``, the span of each
+        string (a bound on its text), or ``None`` when a string is over the limit
+        (remembered in ``long_shared``)."""
         spans: list[np.ndarray] = []
         pending = b""
         token: bytes | None = None
         before = 0
         cap = cell_cap(self.limit)
-        for number, block in enumerate(_inflate(book, info, self.source)):
+        for number, block in enumerate(blocks):
             self.xml_bytes += len(block)
             if local == b"c":
                 self.references += block.count(b't="s"')
@@ -407,12 +501,13 @@ class _Scanner:
         return InputError(self.source, f"sheet {self.sheet_name!r}: a cell holds more than {self.limit:,} "
                           f"characters{what}; Excel's own limit is {EXCEL_CELL_CHARS:,} (--max-cell-chars)", **where)
 
-    def find_user(self, book: zipfile.ZipFile, info: zipfile.ZipInfo) -> None:
-        """Refuse the shared string over the limit, naming the first cell that uses it."""
+    def find_user(self, sheet: Iterable[bytes]) -> None:
+        """Refuse the shared string over the limit, naming the first cell of ``sheet`` (its
+        bytes) that uses it."""
         index = self.long_shared
         needle = re.compile(rb"<(?:\w+:)?c\b([^>]*)>\s*<(?:\w+:)?v>\s*" + str(index).encode() + rb"\s*<")
         pending = b""
-        for block in _inflate(book, info, self.source):
+        for block in sheet:
             data = pending + block
             for found in needle.finditer(data):
                 if b't="s"' in found.group(1):

@@ -69,28 +69,47 @@ class XlsxReader:
         if os.path.isdir(name):
             raise InputError(self.source, f"not a readable {self.kind} workbook (is a directory)")
         limit = EXCEL_CELL_CHARS if max_cell_chars is None else max_cell_chars
-        sheets, index, table, letters = self._load(name, sheet, limit)
+        self._letters: list[str] | None = None   # the columns' letters, found when a message needs one
+        sheets, index, table = self._load(name, sheet, limit)
         self.sheets: list[str] = sheets
         self.sheet: str = sheets[index]
-        self._letters = letters
+        self._reload = (name, sheet, limit)
         self._where = f"sheet {self.sheet!r}"
         self._rows, self._numbers = self._data(table)
         self.total_rows: int | None = len(self._numbers)
 
-    def _load(self, name: str, sheet: str | int | None, limit: int) -> tuple[list[str], int, Any, list[str]]:
-        """The sheet names, the index of the one read, its grid (an Arrow table of text) and
-        its columns' letters."""
-        fastexcel = _fastexcel()
-        try:  # fastexcel opens the checked parts (parsing the shared strings) while the sheet is checked
-            book = check_workbook(name, self.source, sheet, limit, opener=fastexcel.read_excel)
-            loaded = book.opened.load_sheet(
-                book.index, header_row=None, skip_rows=0, dtypes="string", schema_sample_rows=1)
-            table = loaded.to_arrow()
-            letters = [column_letter(info.absolute_index) for info in loaded.selected_columns]
-            return book.sheets, book.index, table, letters
+    def _load(self, name: str, sheet: str | int | None, limit: int) -> tuple[list[str], int, Any]:
+        """The sheet names, the index of the one read and its grid (an Arrow record batch
+        of text, loaded eagerly: some 0.05 s less per 200,000 rows than lazily)."""
+        book = self._open(name, sheet, limit)
+        return book.sheets, book.index, self._sheet(book, eager=True)
+
+    def _letter(self, column: int) -> str:
+        """The letter of the grid's ``column``, for a message: only a sheet loaded lazily
+        tells where its grid starts, so the workbook is read again (once, for the message)."""
+        if self._letters is None:
+            name, sheet, limit = self._reload
+            loaded = self._sheet(self._open(name, sheet, limit), eager=False, n_rows=1)
+            self._letters = [column_letter(info.absolute_index) for info in loaded.selected_columns]
+        return self._letters[column]
+
+    def _open(self, name: str, sheet: str | int | None, limit: int) -> Any:
+        """The workbook checked, and opened by fastexcel (parsing the shared strings) while
+        its sheet is checked."""
+        return self._fastexcel_call(check_workbook, name, self.source, sheet, limit, opener=_fastexcel().read_excel)
+
+    def _sheet(self, book: Any, **options: Any) -> Any:
+        """The chosen sheet of ``book``, every cell as text, with no header."""
+        return self._fastexcel_call(book.opened.load_sheet, book.index, header_row=None, skip_rows=0,
+                                    dtypes="string", schema_sample_rows=1, **options)
+
+    def _fastexcel_call(self, call: Any, *args: Any, **kwargs: Any) -> Any:
+        """``call(*args, **kwargs)``, fastexcel's errors (a damaged or foreign file) as one line."""
+        try:
+            return call(*args, **kwargs)
         except InputError:
             raise
-        except Exception as exc:  # fastexcel's errors: a damaged or foreign file
+        except Exception as exc:
             raise InputError(self.source, f"not a readable .xlsx workbook ({' '.join(str(exc).split())})") from None
 
     def _data(self, table: Any) -> tuple[list[Any], np.ndarray]:
@@ -110,17 +129,17 @@ class XlsxReader:
         for i, name in enumerate(names):
             if name == "" or name in seen:
                 raise InputError(self.source, f"{self._where}: the header has an empty or repeated column name "
-                                 f"(cell {self._letters[i]}{head + 1})", row=head + 1, column=name)
+                                 f"(cell {self._letter(i)}{head + 1})", row=head + 1, column=name)
             seen.add(name)
         self.columns: list[str] = names
         rows = filled[filled > head]
         width = len(names)
-        for column, letter in zip(columns[width:], self._letters[width:]):
+        for i, column in enumerate(columns[width:], width):
             beyond = np.flatnonzero(valid_mask(column)[rows])
             if len(beyond):
                 number = int(rows[beyond[0]]) + 1
                 raise InputError(self.source, f"{self._where}: a value beyond the {width} named columns "
-                                 f"(cell {letter}{number})", row=number)
+                                 f"(cell {self._letter(i)}{number})", row=number)
         kept = [_text(column) for column in columns[:width]]
         if len(rows) and rows[-1] - rows[0] + 1 == len(rows):  # no empty row among the data: a slice
             kept = [column.slice(int(rows[0]), len(rows)) for column in kept]
@@ -155,13 +174,14 @@ class WorkbookReader(XlsxReader):
         self.kind = kind
         super().__init__(path, chunk_size, sheet=sheet, max_cell_chars=max_cell_chars)
 
-    def _load(self, name: str, sheet: str | int | None, limit: int) -> tuple[list[str], int, Any, list[str]]:
+    def _load(self, name: str, sheet: str | int | None, limit: int) -> tuple[list[str], int, Any]:
         from .workbook_child import read_sheet
 
         _fastexcel()
         loaded = read_sheet(name, self.source, sheet, self.kind)
         _check_cells(self.source, loaded.sheets[loaded.index], loaded.table, loaded.letters, limit)
-        return loaded.sheets, loaded.index, loaded.table, loaded.letters
+        self._letters = loaded.letters   # the child tells them
+        return loaded.sheets, loaded.index, loaded.table
 
 
 def _check_cells(source: str, sheet: str, table: Any, letters: list[str], limit: int) -> None:
