@@ -36,10 +36,10 @@ a two-worker ``LocalCluster``, and prints the speed-up (target: >= 1.5).
 With ``--xlsx`` it builds ``--xlsx-rows`` rows of two Chinese blanks (lane-change's and
 lab-tools' answers, scored by one rule made of both), as CSV and as an ``.xlsx`` with
 shared strings (as Excel saves one; written by xlsxwriter), and prints, as medians of
-``--repeat`` runs (at least 3) in the same run: ``.xlsx``->``.xlsx`` over CSV->CSV (target
-<= 4), ``.xlsx``->CSV over CSV->CSV (reading .xlsx, target <= 2), each run's peak RSS
-(target < 500 MB), coscore's two readers alone, and whether the ``.xlsx`` output holds
-exactly the CSV output's values.
+``--repeat`` runs (at least 3; the four commands take turns) in the same run:
+``.xlsx``->``.xlsx`` over CSV->CSV (target <= 4), ``.xlsx``->CSV over CSV->CSV (reading
+.xlsx, target <= 2), each run's peak RSS (target < 500 MB), coscore's two readers alone,
+and whether the ``.xlsx`` output holds exactly the CSV output's values.
 
 Timings on a loaded machine are noisy: compare ratios measured in one run.
 """
@@ -323,12 +323,17 @@ def _xlsx_inputs(rows: int, folder: Path) -> pa.Table:
     return table
 
 
-def _median_command(args: list[str], folder: Path, repeat: int) -> tuple[float, float]:
-    """Median wall time (s) of ``coscore ARGS`` over ``repeat`` runs, and the largest peak RSS (MB)."""
+def _alternated(commands: dict[str, list[str]], folder: Path, repeat: int) -> dict[str, tuple[float, float]]:
+    """For each named ``coscore ARGS``: the median wall time (s) over ``repeat`` runs and the
+    largest peak RSS (MB). The commands take turns, one run each per round, so a change
+    in the machine's load falls on all of them alike."""
     import statistics
 
-    runs = [_command(args, folder, 1) for _ in range(repeat)]
-    return statistics.median(r[0] for r in runs), max(r[1] for r in runs)
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    for _ in range(repeat):
+        for name, args in commands.items():
+            runs[name].append(_command(args, folder, 1))
+    return {name: (statistics.median(r[0] for r in got), max(r[1] for r in got)) for name, got in runs.items()}
 
 
 def _same_output(csv_out: Path, xlsx_out: Path) -> bool:
@@ -360,10 +365,10 @@ def bench_xlsx(rows: int, folder: Path, repeat: int) -> dict:
     rule_path.write_text(json.dumps(two_blank_rule(), ensure_ascii=False), encoding="utf-8")
     _xlsx_inputs(rows, folder)
     out: dict = {"rows": rows, "repeat": repeat}
-    for src, dst in (("csv", "csv"), ("xlsx", "csv"), ("xlsx", "xlsx"), ("csv", "xlsx")):
-        target = folder / f"out-{src}.{dst}"
-        args = ["score", str(rule_path), str(folder / f"in.{src}"), "-o", str(target), "--no-progress"]
-        out[f"{src}->{dst}"] = _median_command(args, folder, repeat)
+    commands = {f"{src}->{dst}": ["score", str(rule_path), str(folder / f"in.{src}"), "-o",
+                                  str(folder / f"out-{src}.{dst}"), "--no-progress"]
+                for src, dst in (("csv", "csv"), ("xlsx", "csv"), ("xlsx", "xlsx"), ("csv", "xlsx"))}
+    out.update(_alternated(commands, folder, repeat))
     out["same_output"] = _same_output(folder / "out-csv.csv", folder / "out-xlsx.xlsx")
     from coscore.io import open_reader
 
