@@ -90,9 +90,10 @@ def check_workbook(path: str, source: str, sheet: str | int | None, limit: int,
     Raises :class:`InputError` (one line) for a damaged or hostile file.
 
     With ``opener``, ``opener(data)`` (the reader opening the checked parts: fastexcel
-    parses the shared strings then) runs in a second thread while the sheet itself is
-    checked, once every part it reads is; the sheet is read only after the check. An
-    exception ``opener`` raises is raised when the check passes."""
+    parses the shared strings then) runs in a second thread, once the shared strings are
+    held to the zip-bomb bounds, while their text and the sheet are checked; the sheet is
+    read only after the check. An exception ``opener`` raises is raised when the check
+    passes."""
     try:
         with open(path, "rb") as file:   # read once: the parts checked are the parts read
             raw = file.read()
@@ -149,13 +150,18 @@ def _check(book: zipfile.ZipFile, raw: bytes, source: str, sheet: str | int | No
     shared_part = next((_resolve(main, r.get("Target", "")) for r in links.values()
                         if r.get("Type", "").endswith("/sharedStrings")), None)
     shared = names.get(shared_part or "")
-    if shared is not None:   # its size and CRC, before the reader inflates it (its text is checked below)
-        _check_inflation(book, raw, shared, source)
+    if shared is not None:
         kept.append(shared.filename)
     data = copy_parts(raw, [names[name] for name in dict.fromkeys(kept + [part])], source)
+
+    def opening_of(data: bytes) -> Any:
+        if shared is not None:   # its bounds, size and CRC, before the reader inflates it
+            _check_inflation(book, raw, shared, source)
+        return opener(data) if opener is not None else None
+
     scanner = _Scanner(source, limit, titles[index])
     with ThreadPoolExecutor(1) as pool:   # the reader opens the parts while their text and the sheet are checked
-        opening = pool.submit(opener, data) if opener is not None else None
+        opening = pool.submit(opening_of, data)
         try:
             spans = None
             if shared is not None:
@@ -173,10 +179,8 @@ def _check(book: zipfile.ZipFile, raw: bytes, source: str, sheet: str | int | No
     return Workbook(titles, index, data, opened)
 
 
-def _outcome(future: Future | None) -> Any:
-    """What a future gave, or the exception it raised (``None`` for no future)."""
-    if future is None:
-        return None
+def _outcome(future: Future) -> Any:
+    """What a future gave, or the exception it raised."""
     try:
         return future.result()
     except Exception as exc:   # the caller's opener: raised once the check has passed

@@ -2,8 +2,8 @@
 string columns.
 
 The workbook is first checked by :mod:`.workbook_guard` (zip bombs, DTDs, cells over the
-limit, shared-string bombs, cells far apart); fastexcel opens the checked parts (parsing
-the shared strings) in a second thread while the sheet is checked, then one sheet
+limit, shared-string bombs, cells far apart); fastexcel opens the parts (parsing the
+shared strings) in a second thread while their text and the sheet are checked, then one sheet
 (``sheet``: its name or 1-based number; default the first) is read whole, every cell as
 text, and handed on in chunks.
 
