@@ -171,7 +171,7 @@ def _check(book: zipfile.ZipFile, raw: bytes, source: str, sheet: str | int | No
             scanner.scan(_inflate(book, raw, names[part], source), names[part], b"c")
             scanner.check_grid()
             if spans is not None and len(spans) and scanner.references * int(spans.max()) > BUDGET:
-                scanner.bound_expansion(_read_whole(book, raw, names[part], source), spans)
+                scanner.bound_expansion(b"".join(_inflate(book, raw, names[part], source)), spans)
         finally:
             opened = _outcome(opening)
     if isinstance(opened, BaseException):
@@ -338,15 +338,8 @@ def _read_small(book: zipfile.ZipFile, raw: bytes, info: zipfile.ZipInfo, source
     """A small part read whole (bounded to :data:`SMALL` bytes, no DTD)."""
     if info.file_size > SMALL:
         raise InputError(source, f"refused: part {info.filename} is larger than {SMALL:,} bytes")
-    data = _read_whole(book, raw, info, source)
-    _no_dtd(source, info, data)
-    return data
-
-
-def _read_whole(book: zipfile.ZipFile, raw: bytes, info: zipfile.ZipInfo, source: str) -> bytes:
-    """A part read whole (see :func:`_inflate`), without a DTD."""
     data = b"".join(_inflate(book, raw, info, source))
-    _no_dtd(source, info, data[:1 << 16])
+    _no_dtd(source, info, data)
     return data
 
 
