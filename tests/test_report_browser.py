@@ -3,33 +3,19 @@ each page, every image decodes, and a screenshot is taken. Skips where Chromium,
 chromedriver or Selenium is missing."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
+from browser_support import needs_browser, start_chromium
 from test_cli import DEMO, run
 
-CHROMIUM = next((p for p in ("/usr/bin/chromium", shutil.which("chromium") or "", shutil.which("chromium-browser") or "")
-                 if p and Path(p).exists()), None)
-DRIVER = next((p for p in ("/usr/bin/chromedriver", shutil.which("chromedriver") or "") if p and Path(p).exists()), None)
+pytestmark = needs_browser
 
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    webdriver = pytest.importorskip("selenium.webdriver")
-    if CHROMIUM is None or DRIVER is None:
-        pytest.skip("Chromium or chromedriver is not installed")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--no-first-run", "--window-size=1200,900",
-                 f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
-        options.add_argument(flag)
-    from selenium.webdriver.chrome.service import Service
-
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
-    driver.set_page_load_timeout(120)
+    driver = start_chromium(tmp_path_factory.mktemp("chromium-profile"), window="1200,900", page_load_timeout=120)
     yield driver
     driver.quit()
 

@@ -2,37 +2,26 @@
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 
 import pytest
 
+from browser_support import needs_browser, start_chromium, wait
 from webapp_support import LiveApp, copy_database
 
 httpx = pytest.importorskip("httpx")
-webdriver = pytest.importorskip("selenium.webdriver")
-from selenium.webdriver.chrome.service import Service as ChromeService  # noqa: E402
+pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 SCRIPT = '<img src=x onerror="window.pwned = (window.pwned || 0) + 1">'
 RULE = json.dumps({"atoms": {"0": {"type": "EM", "desc": "a"}},
                    "combos": {"A": {"combo": "G(0, T(0))", "score": 2, "mode": "logic"}}, "comboMode": "ADD"})
 
-pytestmark = pytest.mark.skipif(not (Path(CHROMIUM).is_file() and Path(CHROMEDRIVER).is_file()),
-                                reason="chromium and chromedriver are not installed")
+pytestmark = needs_browser
 
 
 def test_html_in_names_and_descriptions_never_runs(tmp_path):
     app = LiveApp(copy_database(tmp_path))
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 f"--user-data-dir={tmp_path / 'profile'}"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=ChromeService(executable_path=CHROMEDRIVER), options=options)
+    driver = start_chromium(tmp_path / "profile")
     try:
         with httpx.Client(base_url=app.url, timeout=30) as http:
             refused = [
@@ -54,7 +43,7 @@ def test_html_in_names_and_descriptions_never_runs(tmp_path):
             assert [r.status_code for r in kept] == [200] * 3
         for page, shown in (("data", SCRIPT), ("rules", SCRIPT[:20] + "..."), ("tasks", "plain")):
             driver.get(f"{app.url}/{page}")
-            WebDriverWait(driver, 30).until(lambda d: shown in d.find_element(By.TAG_NAME, "body").text)
+            wait(driver, lambda d: shown in d.find_element(By.TAG_NAME, "body").text, timeout=30)
             assert driver.execute_script("return window.pwned") is None, page
     finally:
         driver.quit()

@@ -13,26 +13,22 @@ from __future__ import annotations
 import json
 import os
 import random
-import shutil
 import sqlite3
 import time
 from pathlib import Path
 
 import pytest
 
+from browser_support import needs_browser, start_chromium, wait
 from webapp_support import LiveApp, copy_database
 
-webdriver = pytest.importorskip("selenium.webdriver")
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException  # noqa: E402
-from selenium.webdriver.chrome.service import Service as ChromeService  # noqa: E402
+pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select  # noqa: E402
 
 import coscore  # noqa: E402
 from coscore.report import agreement  # noqa: E402
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 DEMO = Path(__file__).resolve().parents[1] / "coscore" / "data" / "demo"
 LANE = json.loads((DEMO / "lane-change.rule.json").read_text(encoding="utf-8"))
 BROKEN = json.loads(json.dumps(LANE))
@@ -40,8 +36,7 @@ BROKEN["combos"]["C"]["combo"] = "T(0) > 3"
 ANSWER = "开始前进，若有障碍物则避让车道，结束"
 BIG = "lane-change 100k"
 
-pytestmark = pytest.mark.skipif(not (Path(CHROMIUM).is_file() and Path(CHROMEDRIVER).is_file()),
-                                reason="chromium and chromedriver are not installed")
+pytestmark = needs_browser
 
 
 def big_dataset(count: int = 100_000) -> str:
@@ -73,15 +68,7 @@ def app(tmp_path: Path):
 
 @pytest.fixture()
 def browser(tmp_path: Path):
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,1400"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=ChromeService(executable_path=CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(60)
+    driver = start_chromium(tmp_path / "profile", window="1400,1400", console=True)
     try:
         yield driver
     finally:
@@ -96,11 +83,6 @@ def artefacts(tmp_path: Path) -> Path:
     return folder
 
 
-def _wait(driver, condition, timeout: float = 60):
-    ignored = (StaleElementReferenceException, NoSuchElementException)
-    return WebDriverWait(driver, timeout, poll_frequency=0.05, ignored_exceptions=ignored).until(condition)
-
-
 def _testid(driver, name: str):
     return driver.find_element(By.CSS_SELECTOR, f"[data-testid='{name}']")
 
@@ -113,17 +95,17 @@ def _type_rule(driver, rule: dict) -> None:
 
 def test_the_workbench_walk(browser, app, artefacts):
     browser.get(f"{app.url}/workbench")
-    _wait(browser, lambda d: len(Select(_testid(d, "dataset-select")).options) > 5)
+    wait(browser, lambda d: len(Select(_testid(d, "dataset-select")).options) > 5)
     assert browser.find_element(By.ID, "editor-title").text == "规则编辑器"  # Chinese first, as the original pages
     browser.save_screenshot(str(artefacts / "0-chinese.png"))
     _testid(browser, "language").click()  # English: the words below are the English ones
-    _wait(browser, lambda d: d.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en")
+    wait(browser, lambda d: d.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en")
     browser.save_screenshot(str(artefacts / "1-open.png"))
 
     # -- a rule with T(0) > 3: the diagnostic, its column and its place in the text ----------
     _testid(browser, "rule-name").send_keys("workbench rule")
     _type_rule(browser, BROKEN)
-    item = _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "[data-testid='diagnostics'] li.error"))
+    item = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "[data-testid='diagnostics'] li.error"))
     assert item.get_attribute("data-path") == "combos.C.combo"
     assert "column 6" in item.text and "orders text against a number" in item.text
     mark = browser.find_element(By.CSS_SELECTOR, "#editor-backdrop mark.error")
@@ -137,12 +119,12 @@ def test_the_workbench_walk(browser, app, artefacts):
 
     # -- fixed: the score range and what each combo can contribute; saved ---------------------
     _type_rule(browser, LANE)
-    _wait(browser, lambda d: "scores exactly 0–10" in _testid(d, "score-range").text)
+    wait(browser, lambda d: "scores exactly 0–10" in _testid(d, "score-range").text)
     assert "combo C (value × 1): number, contributes 0, 1 or 2" in _testid(browser, "score-range").text
     assert not browser.find_elements(By.CSS_SELECTOR, "[data-testid='diagnostics'] li")
-    _wait(browser, lambda d: _testid(d, "save-rule").is_enabled())
+    wait(browser, lambda d: _testid(d, "save-rule").is_enabled())
     _testid(browser, "save-rule").click()
-    _wait(browser, lambda d: "Saved" in _testid(d, "save-status").text)
+    wait(browser, lambda d: "Saved" in _testid(d, "save-status").text)
     with sqlite3.connect(app.db) as connection:
         (stored,) = connection.execute("SELECT rule FROM rules WHERE name = 'workbench rule'").fetchone()
     assert json.loads(stored) == LANE
@@ -150,7 +132,7 @@ def test_the_workbench_walk(browser, app, artefacts):
 
     # -- an answer: the SM keys it holds are marked ---------------------------------------------
     _testid(browser, "answer-input").send_keys(ANSWER)
-    _wait(browser, lambda d: _testid(d, "score").text == "9")
+    wait(browser, lambda d: _testid(d, "score").text == "9")
     explanation = _testid(browser, "explanation")
     marks = [m.text for m in explanation.find_elements(By.CSS_SELECTOR, ".call[data-atom='2'] .text mark")]
     assert marks == ["开始", "结束"]
@@ -159,7 +141,7 @@ def test_the_workbench_walk(browser, app, artefacts):
 
     # -- the lane-change dataset: QWK and the disagreements; one opened in the tester ----------
     Select(_testid(browser, "dataset-select")).select_by_visible_text("test 2")
-    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "[data-testid='agreement'] [data-figure='qwk']"))
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "[data-testid='agreement'] [data-figure='qwk']"))
     lines = [line.split(",") for line in (DEMO / "lane-change.csv").read_text(encoding="utf-8").split("\n")[1:] if line]
     batch = coscore.compile(LANE).score_many([text.split("-") for text, _ in lines])
     qwk = agreement([float(mark) for _, mark in lines], batch.scores).qwk
@@ -171,14 +153,14 @@ def test_the_workbench_walk(browser, app, artefacts):
     answer_text, score = first[1].text, first[3].text
     browser.save_screenshot(str(artefacts / "5-dataset.png"))
     rows[0].click()
-    _wait(browser, lambda d: _testid(d, "answer-input").get_property("value") == answer_text)
-    _wait(browser, lambda d: _testid(d, "score").text == score)
+    wait(browser, lambda d: _testid(d, "answer-input").get_property("value") == answer_text)
+    wait(browser, lambda d: _testid(d, "score").text == score)
     browser.save_screenshot(str(artefacts / "6-opened.png"))
 
     # -- 100,000 answers: the agreement shown, paged from the kept scoring ---------------------
     began = time.monotonic()
     Select(_testid(browser, "dataset-select")).select_by_visible_text(BIG)
-    _wait(browser, lambda d: _testid(d, "agreement").get_attribute("data-ms"))
+    wait(browser, lambda d: _testid(d, "agreement").get_attribute("data-ms"))
     seconds = time.monotonic() - began
     page_ms = int(_testid(browser, "agreement").get_attribute("data-ms"))
     assert _testid(browser, "dataset-status").text.startswith("100,000 answers")
@@ -188,7 +170,7 @@ def test_the_workbench_walk(browser, app, artefacts):
     next_page = _testid(browser, "disagreements-pager").find_elements(By.TAG_NAME, "button")[1]
     first_row = _testid(browser, "disagreements").find_element(By.TAG_NAME, "tr").get_attribute("data-row")
     next_page.click()  # pages come from the kept scoring
-    _wait(browser, lambda d: _testid(d, "disagreements").find_element(By.TAG_NAME, "tr").get_attribute("data-row")
+    wait(browser, lambda d: _testid(d, "disagreements").find_element(By.TAG_NAME, "tr").get_attribute("data-row")
           != first_row, timeout=10)
 
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
