@@ -219,7 +219,7 @@ def _body(raw: bytes, info: zipfile.ZipInfo, source: str) -> memoryview:
     """The bytes of one part as they lie in the zip file ``raw`` (compressed; not copied)."""
     start = info.header_offset
     if raw[start:start + 4] != b"PK\x03\x04":
-        raise InputError(source, f"not a readable .xlsx workbook (part {info.filename} is damaged)")
+        raise _damaged(source, info)
     name_size, extra_size = struct.unpack("<HH", raw[start + 26:start + 30])
     begin = start + 30 + name_size + extra_size
     body = memoryview(raw)[begin:begin + info.compress_size]
