@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .diagnostics import Diagnostic, RuleError
+    from .exam import Exam, ExamError, ExamItem, load_exam
     from .limits import BudgetExceeded, Limits
     from .results import AtomCall, Batch, Outcome
     from .rule import Rule, compile
 
 __all__ = ["compile", "Rule", "Outcome", "Batch", "AtomCall", "RuleError", "Diagnostic", "Limits", "BudgetExceeded",
-           "__version__"]
+           "load_exam", "Exam", "ExamItem", "ExamError", "__version__"]
 __version__ = "0.1.0"
 
 # The public names are imported when first used: ``import coscore.io`` (or a command that
@@ -28,6 +29,7 @@ _HOMES = {
     "Outcome": "results", "Batch": "results", "AtomCall": "results",
     "RuleError": "diagnostics", "Diagnostic": "diagnostics",
     "Limits": "limits", "BudgetExceeded": "limits",
+    "load_exam": "exam", "Exam": "exam", "ExamItem": "exam", "ExamError": "exam",
 }
 
 

@@ -22,21 +22,25 @@ import os
 import sys
 import threading
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 
 import coscore
-from coscore.engine import DEFAULT_CHUNK_SIZE
 from coscore.io.blanks import AnswerColumns
 from coscore.io.errors import InputError
 from coscore.io.parquet import ParquetReader, ParquetWriter
 from coscore.io.pieces import Piece, natural_order, plan
 from coscore.pipeline.files import Totals, score_into
-from coscore.pipeline.results import COMBO_PREFIX, ERROR_COLUMN, SCORE_COLUMN, check_no_clash
+from coscore.pipeline.results import COMBO_PREFIX, ERROR_COLUMN, SCORE_COLUMN
+from coscore.pipeline.scoring import ItemPlan, Scoring
+from coscore.pipeline.stream import CHUNK_SIZE
 
-__all__ = ["ClusterError", "score", "score_files", "rule_payload"]
+if TYPE_CHECKING:
+    from coscore.exam import Exam
+
+__all__ = ["ClusterError", "exam_payload", "rule_payload", "score", "score_exam_files", "score_files"]
 
 #: How many compiled rules a worker process keeps.
 CACHE_SIZE = 16
@@ -206,8 +210,9 @@ def _score(ddf: dd.DataFrame, rule: Any, blanks: Sequence[str] | None, label: st
     columns = list(ddf.columns)
     if isinstance(blanks, str):  # one column named on its own
         blanks = [blanks]
-    chosen = AnswerColumns.resolve("parquet", source, columns, list(blanks) if blanks else None, label).blanks
-    check_no_clash(source, columns, combo_ids)
+    how = AnswerColumns.resolve("parquet", source, columns, list(blanks) if blanks else None, label)
+    chosen = how.blanks
+    Scoring((ItemPlan(compiled.plan, how),)).check_no_clash(source, columns)
     meta = ddf._meta
     _check_text_columns(source, meta, chosen)
     return ddf.map_partitions(
@@ -257,7 +262,7 @@ def score_files(
     else:
         names = list(schema.names)
         columns = AnswerColumns.resolve("parquet", source, names, blanks, label)
-        check_no_clash(source, names, compiled.combo_ids)
+        Scoring((ItemPlan(compiled.plan, columns),)).check_no_clash(source, names)
         _check_arrow_text(source, schema, columns.blanks)
         rows, errors = _score_pieces(pieces, (text, dialect, compiled), columns, fs, out_dir, scheduler, progress)
     if totals is not None:
@@ -266,24 +271,114 @@ def score_files(
     return rows
 
 
+def score_exam_files(
+    exam: Exam,
+    data: str | list[str],
+    out_dir: str,
+    *,
+    combos: bool = False,
+    decimals: int | None = None,
+    scheduler: str | None = None,
+    progress: bool = False,
+    totals: Any = None,
+) -> int:
+    """Score every item of ``exam`` (a :class:`coscore.Exam`) over the Parquet dataset
+    ``data`` into a new Parquet dataset ``out_dir``, as :func:`score_files` scores one rule
+    and ``coscore score EXAM`` writes a file (the same columns and values). The exam goes
+    to the workers as JSON, its rules inline, and is compiled once per worker process.
+    Returns the rows written; ``totals`` (a :class:`coscore.pipeline.files.Totals`) grows
+    by what was scored. Raises :class:`coscore.io.InputError` for a missing input or
+    column, a non-empty output directory, or files that hold a pandas index (score those
+    with one rule at a time), and :class:`ClusterError` as :func:`score_files` does."""
+    text = exam_payload(exam)
+    source = _named(data)
+    fs, files = _input_files(data)
+    _check_output(out_dir)
+    schema, pieces = plan(fs, files, source)
+    if _pandas_index(schema):
+        raise InputError(source, "these Parquet files hold a pandas index, which an exam cannot carry on Dask: "
+                         "write them without it (index=False), or score them with the local engine")
+    scoring = exam.scoring("parquet", source, list(schema.names), combos=combos, decimals=decimals)
+    scoring.check_no_clash(source, list(schema.names))
+    for item in scoring.items:
+        _check_arrow_text(source, schema, item.columns.blanks)
+    counts = _map_pieces(_score_exam_piece, pieces, out_dir, scheduler, progress, text=text,
+                         limits=exam.items[0].rule.limits, names=list(schema.names), combos=combos,
+                         decimals=decimals, fs=fs)
+    if totals is not None:
+        totals.rows += sum(c[0] for c in counts)
+        totals.errors += sum(c[1] for c in counts)
+        totals.answers += sum(c[2] for c in counts)
+        totals.error_columns = scoring.error_columns()
+    return sum(c[0] for c in counts)
+
+
+def exam_payload(exam: Exam) -> str:
+    """``exam`` as the JSON text its workers compile: its structure, every rule inline (as
+    its source, combo order kept)."""
+    items = []
+    for item in exam.items:
+        entry: dict[str, Any] = {"name": item.name, "rule": item.rule.spec.source, "blanks": list(item.blanks),
+                                 "weight": item.weight}
+        entry.update((key, value) for key, value in (("label", item.label), ("label2", item.label2))
+                     if value is not None)
+        items.append(entry)
+    top = {key: value for key, value in (("id", exam.id), ("item_column", exam.item_column)) if value is not None}
+    return json.dumps({**top, "items": items}, ensure_ascii=False, separators=(",", ":"))
+
+
+_exams: dict[tuple[str, Any], Exam] = {}
+
+
+def _worker_exam(text: str, limits: coscore.Limits | None) -> Exam:
+    """The exam of ``text`` in this process, compiled on first use only."""
+    from coscore.exam import load_exam
+
+    key = (text, limits)
+    exam = _exams.get(key)
+    if exam is None:
+        with _rules_lock:
+            exam = _exams.get(key)
+            if exam is None:
+                exam = load_exam(json.loads(text), limits=limits, allow_files=False)
+                while len(_exams) >= CACHE_SIZE:
+                    _exams.pop(next(iter(_exams)))
+                _exams[key] = exam
+    return exam
+
+
+def _score_exam_piece(piece: Piece, out_path: str, *, text: str, limits: coscore.Limits | None, names: list,
+                      combos: bool, decimals: int | None, fs: Any, out_fs: Any) -> tuple[int, int, int]:
+    """One task of :func:`score_exam_files`, run by a worker: (rows, failed answers, answers)."""
+    exam = _worker_exam(text, limits)
+    scoring = exam.scoring("parquet", piece.path, names, combos=combos, decimals=decimals)
+    totals = score_piece(scoring, fs, piece, out_fs, out_path)
+    return totals.rows, totals.errors, totals.answers
+
+
 def _score_pieces(pieces: list[Piece], rule: tuple[str, str, coscore.Rule], columns: AnswerColumns, fs: Any,
                   out_dir: str, scheduler: str | None, progress: bool) -> tuple[int, int]:
     """Score each piece into ``out_dir/part.N.parquet`` as one task; (rows, failed answers)."""
+    text, dialect, compiled = rule
+    counts = _map_pieces(_score_piece, pieces, out_dir, scheduler, progress, text=text, dialect=dialect,
+                         limits=compiled.limits, combo_ids=list(compiled.combo_ids), columns=columns, fs=fs)
+    return sum(c[0] for c in counts), sum(c[1] for c in counts)
+
+
+def _map_pieces(task: Any, pieces: list[Piece], out_dir: str, scheduler: str | None, progress: bool,
+                **arguments: Any) -> list[Any]:
+    """``task(piece, out_path, out_fs=…, **arguments)`` for each piece on the cluster, each
+    writing ``out_dir/part.N.parquet``: what each task returned, in order."""
     import fsspec
 
-    text, dialect, compiled = rule
     out_fs, out_path = fsspec.core.url_to_fs(out_dir)
     with _connect(scheduler) as client:
         _check_cluster(client)
         out_fs.makedirs(out_path, exist_ok=True)
-        futures = client.map(
-            _score_piece, pieces, [f"{out_path.rstrip('/')}/{_part_name(i)}" for i in range(len(pieces))],
-            text=text, dialect=dialect, limits=compiled.limits, combo_ids=list(compiled.combo_ids),
-            columns=columns, fs=fs, out_fs=out_fs, pure=False,
-        )
+        futures = client.map(task, pieces, [f"{out_path.rstrip('/')}/{_part_name(i)}" for i in range(len(pieces))],
+                             out_fs=out_fs, pure=False, **arguments)
         _show_progress(client, futures, progress)
-        counts = client.gather(futures)
-    return sum(c[0] for c in counts), sum(c[1] for c in counts)
+        return client.gather(futures)
 
 
 def _score_piece(piece: Piece, out_path: str, *, text: str, dialect: str, limits: coscore.Limits | None,
@@ -293,19 +388,20 @@ def _score_piece(piece: Piece, out_path: str, *, text: str, dialect: str, limits
     if list(rule.combo_ids) != list(combo_ids):  # cannot happen unless the versions differ
         raise RuntimeError(f"the worker compiled combos {rule.combo_ids}, expected {combo_ids}; "
                            "install the same coscore version on the client and every worker")
-    totals = score_piece(rule, fs, piece, out_fs, out_path, columns)
+    totals = score_piece(Scoring((ItemPlan(rule.plan, columns),)), fs, piece, out_fs, out_path)
     return totals.rows, totals.errors
 
 
-def score_piece(rule: coscore.Rule, fs: Any, piece: Piece, out_fs: Any, out_path: str, columns: AnswerColumns,
-                chunk_size: int = DEFAULT_CHUNK_SIZE) -> Totals:
-    """Score ``piece`` with ``rule`` into the Parquet file ``out_path`` of ``out_fs``
-    (replaced if it exists), as ``coscore score`` scores a file; what was written."""
+def score_piece(scoring: Scoring, fs: Any, piece: Piece, out_fs: Any, out_path: str,
+                chunk_size: int = CHUNK_SIZE) -> Totals:
+    """Score ``piece`` as ``scoring`` says (a rule, or an exam's items) into the Parquet file
+    ``out_path`` of ``out_fs`` (replaced if it exists), as ``coscore score`` scores a file;
+    what was written."""
     with _open(fs, piece.path, "rb") as handle, _open(out_fs, out_path, "wb") as out:
         reader = ParquetReader(piece.path, chunk_size, handle=handle, row_groups=list(piece.row_groups),
                                first_row=piece.first_row)
         writer = ParquetWriter(out, out_path)
-        totals = score_into(rule, reader.chunks(), columns, writer)
+        totals = score_into(scoring, reader.chunks(), writer)
         writer.close()
     return totals
 

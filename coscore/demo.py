@@ -13,12 +13,16 @@ import importlib.resources
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .io import AnswerColumns, open_reader
 from .pipeline.files import scored_chunks
 from .pipeline.results import ERROR_COLUMN, SCORE_COLUMN
+from .pipeline.scoring import ItemPlan, Scoring
 from .report import QWK_THRESHOLD, SMD_THRESHOLD, Agreement, agreement
+
+if TYPE_CHECKING:
+    from .rule import Rule
 
 _RULE_SUFFIX = ".rule.json"
 
@@ -69,14 +73,14 @@ def score_demo(folder: Path | None = None) -> list[DemoResult]:
     return results
 
 
-def _score_one(task: str, rule_name: str, rule: Any, data_path: Path) -> DemoResult:
+def _score_one(task: str, rule_name: str, rule: Rule, data_path: Path) -> DemoResult:
     answers: list[str] = []
     marks: list[float] = []
     scores: list[float | None] = []
     errors = 0
     with open_reader(data_path, "coscore") as reader:
         columns = AnswerColumns.resolve("coscore", reader.source, reader.columns, None, None)
-        for chunk in scored_chunks(rule, reader.chunks(), columns):
+        for chunk in scored_chunks(Scoring((ItemPlan(rule.plan, columns),)), reader.chunks()):
             answers.extend(chunk.pylist("text"))
             if columns.label:
                 marks.extend(float(m) for m in chunk.pylist(columns.label))

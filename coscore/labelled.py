@@ -74,6 +74,36 @@ class Rows(Sequence[Any]):
         for k in range(len(self._parts)):
             yield from self._list(k)
 
+    def take(self, indices: np.ndarray) -> Rows:
+        """The values at ``indices`` (ascending), as new :class:`Rows`: each part keeps its
+        kind (an Arrow array is taken from, a function stays lazy)."""
+        out = Rows()
+        ends = np.asarray([*self._starts[1:], self._size], dtype=np.int64)
+        bounds = np.searchsorted(indices, ends, side="left")
+        first = 0
+        for k, start in enumerate(self._starts):
+            local = indices[first:bounds[k]] - start
+            first = int(bounds[k])
+            if local.size:
+                out.add(_picked(self._parts[k], local), int(local.size))
+        return out
+
+
+def _picked(part: Any, local: np.ndarray) -> Any:
+    """The values of one part of :class:`Rows` at the positions ``local``, of the same kind."""
+    if callable(part):
+        return functools.partial(_picked_list, part, local)
+    if isinstance(part, list):
+        return [part[j] for j in local.tolist()]
+    import pyarrow as pa
+
+    return part.take(pa.array(local))
+
+
+def _picked_list(make: Callable[[], list[Any]], local: np.ndarray) -> list[Any]:
+    values = make()
+    return [values[j] for j in local.tolist()]
+
 
 class _Ids(Sequence[str]):
     """The ``id`` column as text, read row by row as asked."""
@@ -107,9 +137,25 @@ class Table:
     label: str | None
     marks: np.ndarray
     blanks: Any = None
+    #: For a :meth:`subset`, the 0-based row of the file that each row is (``None``: row
+    #: ``i`` is the file's row ``i``).
+    origin: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.answers)
+
+    def row_number(self, i: int) -> int:
+        """The number of row ``i`` in its file (1 = the first answer)."""
+        return int(self.origin[i]) + 1 if self.origin is not None else i + 1
+
+    def subset(self, rows: np.ndarray) -> Table:
+        """The rows at ``rows`` (0-based, ascending) as a table of their own, each keeping its
+        number in the file (:meth:`row_number`, and the ids when there is no ``id`` column)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        origin = self.origin[rows] if self.origin is not None else rows
+        blanks = self.blanks.take(rows) if self.blanks is not None else None
+        return Table(self.source, {name: values.take(rows) for name, values in self.columns.items()},
+                     self.answers.take(rows), self.places.take(rows), self.label, self.marks[rows], blanks, origin)
 
     def score(self, rule: Any) -> Any:
         """Every answer scored by ``rule`` (a :class:`coscore.Rule`): its
@@ -121,7 +167,7 @@ class Table:
         """The ``id`` column as text, or the row numbers when there is none."""
         if ID_COLUMN in self.columns:
             return _Ids(self.columns[ID_COLUMN])
-        return [str(i + 1) for i in range(len(self))]
+        return [str(self.row_number(i)) for i in range(len(self))]
 
     def numbers(self, column: str) -> np.ndarray:
         """``column`` as floats (NaN where empty); :class:`InputError` names a bad cell."""
@@ -214,10 +260,6 @@ def read_table(
         with open_reader(path, chosen, 1, **_quiet(reading)) as reader:
             if reader.columns in (["text"], ["text", "score"]):
                 chosen = "coscore"
-    columns: dict[str, Rows] = {}
-    answers = Rows()
-    places = Rows()
-    selected: list[Any] = []
     with open_reader(path, chosen, **reading) as reader:
         source = reader.source
         names = blanks
@@ -231,29 +273,70 @@ def read_table(
             names = [c for c in own if c not in skip]
         how = AnswerColumns.resolve(chosen, source, reader.columns, names or None, label)
         select = AnswerColumns("coscore", (), how.label).select if legacy else how.select
-        for chunk in reader.chunks():
-            n = len(chunk)
-            before = len(answers)
+        columns, places, [(answers, selected)] = _read_whole(reader, [select])
+    return _marked_table(source, columns, places, answers, selected, how.label)
+
+
+def read_tables(
+    path: str | os.PathLike[str],
+    fmt: str | None,
+    choices: Sequence[tuple[Sequence[str], str | None]],
+    **reading: Any,
+) -> list[Table]:
+    """Read ``path`` whole once, for several sets of blank columns (the items of an exam):
+    one :class:`Table` per ``(blanks, label)`` of ``choices``, each as :func:`read_table`
+    with those ``blanks`` and that ``label`` gives it, all sharing the file's columns and
+    places (read once). ``blanks`` may not be empty. Raises
+    :class:`~coscore.io.InputError` naming the first column missing."""
+    try:
+        chosen = fmt or format_of(path)
+    except ValueError as exc:
+        raise InputError(str(path), str(exc)) from None
+    with open_reader(path, chosen, **reading) as reader:
+        source = reader.source
+        hows = [AnswerColumns.resolve(chosen, source, reader.columns, list(blanks), label)
+                for blanks, label in choices]
+        columns, places, picked = _read_whole(reader, [how.select for how in hows])
+    return [_marked_table(source, columns, places, answers, selected, how.label)
+            for how, (answers, selected) in zip(hows, picked)]
+
+
+def _read_whole(reader: Any, selects: Sequence[Callable[[Any], list[Any]]]
+                ) -> tuple[dict[str, Rows], Rows, list[tuple[Rows, list[Any]]]]:
+    """Every chunk of ``reader``: its columns and places, and for each of ``selects`` (an
+    :meth:`AnswerColumns.select`) the answers and the blank columns it picks."""
+    columns: dict[str, Rows] = {}
+    places = Rows()
+    picked: list[tuple[Rows, list[Any]]] = [(Rows(), []) for _ in selects]
+    for chunk in reader.chunks():
+        n = len(chunk)
+        before = len(places)
+        for select, (answers, selected) in zip(selects, picked):
             blanks = select(chunk)   # checked now: a bad value is an error now
             selected.append(blanks)
             answers.add(functools.partial(answer_lists, blanks), n)
-            for name in chunk.columns:
-                if name not in columns:
-                    columns[name] = Rows()
-                    if before:
-                        columns[name].add(_nulls(before), before)
-                columns[name].add(chunk.data[name], n)
-            for name, values in columns.items():
-                if name not in chunk.data:
-                    values.add(_nulls(n), n)
-            places.add(functools.partial(_places, chunk.lines, chunk.unit, n), n)
-    table = Table(source, columns, answers, places, how.label, np.full(len(answers), math.nan),
-                  _joined(selected))
-    if how.label is not None:
-        if how.label not in columns and len(answers):
-            raise InputError(source, "no such column", column=how.label)
-        if how.label in columns:
-            table.marks = table.numbers(how.label)
+        for name in chunk.columns:
+            if name not in columns:
+                columns[name] = Rows()
+                if before:
+                    columns[name].add(_nulls(before), before)
+            columns[name].add(chunk.data[name], n)
+        for name, values in columns.items():
+            if name not in chunk.data:
+                values.add(_nulls(n), n)
+        places.add(functools.partial(_places, chunk.lines, chunk.unit, n), n)
+    return columns, places, picked
+
+
+def _marked_table(source: str, columns: dict[str, Rows], places: Rows, answers: Rows, selected: list[Any],
+                  label: str | None) -> Table:
+    """The :class:`Table` of what :func:`_read_whole` read, with the marks of ``label``."""
+    table = Table(source, columns, answers, places, label, np.full(len(answers), math.nan), _joined(selected))
+    if label is not None:
+        if label not in columns and len(answers):
+            raise InputError(source, "no such column", column=label)
+        if label in columns:
+            table.marks = table.numbers(label)
     return table
 
 
@@ -273,16 +356,27 @@ def read_marked(
     return table
 
 
-def _joined(tables: list[Any]) -> Any:
-    """The chunks' blank columns as one table (their types unified where chunks differ)."""
+def _joined(selected: list[list[Any]]) -> Any:
+    """The chunks' blank columns (each chunk's list of arrays) as one table (their types
+    unified where chunks differ)."""
     import pyarrow as pa
 
-    if not tables:
+    if not selected:
         return None
     try:
+        tables = [pa.table(columns, names=_blank_names(columns)) for columns in selected]
         return pa.concat_tables(tables, promote_options="permissive")
     except (pa.ArrowException, TypeError):   # e.g. a JSON Lines file mixing 'answer' and 'answers'
         return None
+
+
+def _blank_names(columns: list[Any]) -> list[str]:
+    """``blank0``, ``blank1``… for blank columns; ``answers`` for one column of lists of blanks."""
+    import pyarrow as pa
+
+    if len(columns) == 1 and (pa.types.is_list(columns[0].type) or pa.types.is_large_list(columns[0].type)):
+        return ["answers"]
+    return [f"blank{i}" for i in range(len(columns))]
 
 
 def _nulls(size: int) -> Any:

@@ -1,7 +1,6 @@
 """A compiled rule: :func:`compile` and :class:`Rule`, a thin face over :mod:`coscore.engine`."""
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Iterator
 from typing import Any, Callable
 
@@ -9,8 +8,10 @@ from . import engine as _engine
 from .atoms import Atom
 from .diagnostics import Diagnostic, RuleError, shorten
 from .engine import AnswerLike
+from .engine.builder import gather
+from .engine.schedule import workers
 from .pipeline import stream as _stream
-from .pipeline.tables import BlankTable, blank_table, is_table
+from .pipeline import tables as _tables
 from .limits import DEFAULT_LIMITS, Limits
 from .reading import read
 from .results import AtomCall, Batch, Outcome
@@ -22,13 +23,16 @@ __all__ = ["compile", "Rule", "AnswerLike", "Outcome", "Batch", "AtomCall", "Lim
 class Rule:
     """A compiled CoScore rule. Make one with :func:`coscore.compile`.
 
-    Attributes: ``spec`` (the validated :class:`~coscore.spec.RuleSpec`), ``warnings``,
+    Attributes: ``spec`` (the validated :class:`~coscore.spec.RuleSpec`), ``plan`` (what
+    the engine scores with: :class:`coscore.engine.Plan`), ``warnings``,
     ``atoms`` (id → prepared atom), ``combo_ids`` (rule order), ``combo_mode``, ``dialect``,
     ``limits`` (its :class:`~coscore.limits.Limits`).
     """
 
     def __init__(self, plan: _engine.Plan):
-        self._plan = plan
+        #: The rule as the engine scores it (:class:`coscore.engine.Plan`): what the
+        #: pipeline is given, for a rule alone or as an item of an exam.
+        self.plan = plan
         self.spec = plan.spec
         self.warnings: list[Diagnostic] = list(plan.spec.warnings)
         self.atoms: dict[str, Atom] = plan.atoms
@@ -42,11 +46,11 @@ class Rule:
 
     def score(self, answer: AnswerLike) -> Outcome:
         """Score one answer (a list of blanks, or one string for a one-blank answer)."""
-        return _engine.score_one(self._plan, answer)
+        return _engine.score_one(self.plan, answer)
 
     def trace(self, answer: AnswerLike) -> tuple[Outcome, list[AtomCall]]:
         """Score one answer and list every atom call made, in evaluation order."""
-        return _engine.trace(self._plan, answer)
+        return _engine.trace(self.plan, answer)
 
     def evaluate(self, blanks: list, results: list, *, add: Callable[[list], Any] | None = None):
         """The raw total of one answer, exactly as the original engine returns it.
@@ -61,7 +65,7 @@ class Rule:
         passes the interpreter's own ``sum``, as the original did).
         Use :meth:`score` unless you need exactly this.
         """
-        return _engine.evaluate(self._plan, blanks, results, add=add)
+        return _engine.evaluate(self.plan, blanks, results, add=add)
 
     def score_many(self, answers: Iterable[AnswerLike], jobs: int = 1, chunk_size: int | None = None) -> Batch:
         """Score many answers; results keep the input order.
@@ -78,15 +82,15 @@ class Rule:
         read (in C, without the GIL) by a second thread, a chunk ahead of scoring. The
         result equals scoring each answer with :meth:`score`.
         """
-        table = blank_table(answers, self._plan.blanks_read)
-        if isinstance(table, BlankTable):
-            return _stream.score_table(self._plan, table, jobs=jobs, chunk_size=chunk_size)
-        if table is not None:   # a DataFrame whose odd cells fail their own answers
-            answers = table
-        return _engine.score_many(self._plan, answers, jobs=jobs, chunk_size=chunk_size)
+        table = _tables.blank_table(answers, self.plan.blanks_read)
+        if table is not None:
+            return _stream.score_table(self.plan, table, jobs=jobs, chunk_size=chunk_size)
+        if chunk_size is None:  # a stream: threads share the GIL-held steps better over larger chunks
+            chunk_size = _stream.CHUNK_SIZE if workers(jobs) <= 1 else 2 * _stream.CHUNK_SIZE
+        return gather(self.combo_ids, self.score_chunks(answers, chunk_size, jobs))
 
     def score_chunks(
-        self, answers: Iterable[Any], chunk_size: int = _engine.DEFAULT_CHUNK_SIZE, jobs: int = 1
+        self, answers: Iterable[Any], chunk_size: int = _stream.CHUNK_SIZE, jobs: int = 1
     ) -> Iterator[Batch]:
         """Score a stream lazily, one :class:`Batch` per chunk; memory stays bounded by
         the chunk size whatever the stream's length.
@@ -99,27 +103,10 @@ class Rule:
         """
         if chunk_size < 1:
             raise ValueError("chunk_size must be at least 1")
-        if isinstance(answers, Iterator):   # a stream: of tables when its first item is one
-            first = next(answers, _END)
-            if first is _END:
-                return iter(())
-            answers = itertools.chain([first], answers)
-            if is_table(first):
-                return _stream.score_tables(self._plan, answers, jobs=jobs)
-        elif isinstance(answers, list) and answers and is_table(answers[0]):
-            return _stream.score_tables(self._plan, answers, jobs=jobs)
-        elif hasattr(answers, "read_next_batch"):   # an Arrow RecordBatchReader: its batches are the chunks
-            return _stream.score_tables(self._plan, iter(answers), jobs=jobs)
-        else:
-            table = blank_table(answers, self._plan.blanks_read)
-            if isinstance(table, BlankTable):
-                return _stream.score_tables(self._plan, table.chunks(chunk_size), jobs=jobs)
-            if table is not None:   # a DataFrame whose odd cells fail their own answers
-                answers = table
-        return _engine.score_chunks(self._plan, answers, chunk_size=chunk_size, jobs=jobs)
+        tables, python = _tables.table_stream(answers, self.plan.blanks_read, chunk_size)
+        return _stream.score_tables(self.plan, tables, jobs=jobs, ahead=not python)
 
 
-_END = object()
 
 
 def compile(source: RuleSource, *, dialect: str | None = None, limits: Limits | None = None) -> Rule:  # noqa: A001

@@ -59,3 +59,22 @@ def assert_batch_matches_score(rule: coscore.Rule, answers: list, batch: coscore
         else:
             assert outcome.error == batch.errors[i]
             assert math.isnan(batch.scores[i])
+
+
+def read_columns(path) -> dict[str, list]:
+    """Every column of a data file (any format coscore reads), as Python lists."""
+    from coscore.io import open_reader
+
+    columns: dict[str, list] = {}
+    with open_reader(path) as reader:
+        for chunk in reader.chunks():
+            for name in chunk.columns:
+                columns.setdefault(name, []).extend(chunk.pylist(name))
+    return columns
+
+
+def floats(values: list):
+    """Cells as a float array, NaN where empty."""
+    import numpy as np
+
+    return np.array([math.nan if v in (None, "") else float(v) for v in values])

@@ -272,7 +272,7 @@ def test_only_rules_that_read_text_outside_the_kernels_get_str():
     """The Texts of the compiled reader go to the kernels as they are when only SM, OP and
     CS atom calls read the text; an EM atom, a comparison, a join or a measure get ``str``."""
     def kernel_texts(name):
-        return COMPILED[name]._plan.columnar.kernel_texts
+        return COMPILED[name].plan.columnar.kernel_texts
 
     assert all(kernel_texts(name) for name in ("first", "last", "second", "kernels", "several", "pair", "lab-tools",
                                                 "lane-change"))
@@ -283,7 +283,7 @@ def test_rules_reading_several_blanks_through_the_kernels_read_each_blank_in_c()
     """Such a rule's answers are deduplicated on each blank's texts (no ``str`` made);
     a rule that reads a blank otherwise, or one blank, is not."""
     def keys(name):
-        return COMPILED[name]._plan.keys
+        return COMPILED[name].plan.keys
 
     assert set(keys("several")) == {"*", -1, 0, 1, 2}
     assert set(keys("pair")) == {0, 1}
@@ -437,3 +437,15 @@ def test_the_columns_page_examples_run():
     assert blocks
     for block in blocks:
         exec(compile(block, "docs/columns.md", "exec"), {})  # noqa: S102 - the project's own docs
+
+
+def test_score_chunks_takes_a_list_of_arrow_arrays_as_the_blank_columns():
+    """A list of Arrow arrays is the blank columns, for score_chunks as for score_many (it
+    was read as a stream of one-blank tables)."""
+    rule = coscore.compile({"atoms": {"0": {"type": "SM", "desc": "a"}},
+                            "combos": {"A": {"combo": "M(0,T(0))+M(0,T(1))", "score": 1, "mode": "value"}},
+                            "comboMode": "ADD"})
+    columns = [pa.array(["a", "b", None]), pa.array(["a", "a", "b"])]
+    batches = list(rule.score_chunks(columns, chunk_size=2))
+    assert [len(b) for b in batches] == [2, 1]
+    assert [s for b in batches for s in b.scores.tolist()] == rule.score_many(columns).scores.tolist() == [2.0, 1.0, 0.0]

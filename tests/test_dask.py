@@ -24,6 +24,7 @@ import coscore  # noqa: E402
 import coscore.dask as cdask  # noqa: E402
 from coscore.io import InputError  # noqa: E402
 from coscore.pipeline.files import Totals  # noqa: E402
+from coscore.cli import main  # noqa: E402
 
 DEMO = Path(coscore.__file__).parent / "data" / "demo"
 TASKS = ["lab-tools", "lane-change", "shortest-path", "traffic-light"]
@@ -405,3 +406,35 @@ def test_command_engine_dask_matches_score_many(client, demo, tmp_path):
     assert refused.returncode == 2 and "not empty" in refused.stderr
     no_out = subprocess.run(command[:6] + ["--engine", "dask"], capture_output=True, text=True, timeout=60)
     assert no_out.returncode == 2 and "-o OUT_DIR" in no_out.stderr
+
+
+def test_command_engine_dask_scores_an_exam_as_the_local_engine(client, demo, tmp_path):
+    """Every item of an exam on the cluster: the same columns and values as ``coscore score EXAM``."""
+    _, answers, _ = demo["lane-change"]
+    texts = [a[0] if a else None for a in answers]
+    directory = tmp_path / "data"
+    write_dataset(directory, pa.table({"id": [str(i) for i in range(len(texts))], "q1": texts,
+                                       "q2": texts[::-1]}), [len(texts) // 3, 2 * len(texts) // 3])
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    for task in ("lane-change", "traffic-light"):
+        (rules / f"{task}.rule.json").write_bytes((DEMO / f"{task}.rule.json").read_bytes())
+    exam = tmp_path / "exam.yaml"
+    exam.write_text("id: id\nitems:\n"
+                    "  - {name: q1, rule: rules/lane-change.rule.json, blanks: [q1]}\n"
+                    "  - {name: q2, rule: rules/traffic-light.rule.json, blanks: [q2], weight: 2}\n",
+                    encoding="utf-8")
+    local = tmp_path / "local.parquet"
+    assert main(["score", str(exam), str(directory / "*.parquet"), "-o", str(local), "--combos",
+                 "--no-progress"]) == 0
+    out = tmp_path / "scored"
+    done = subprocess.run([sys.executable, "-m", "coscore", "score", str(exam), str(directory / "*.parquet"),
+                           "-o", str(out), "--combos", "--engine", "dask", "--scheduler", client.scheduler.address],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    got = read_output(out)
+    expected = pq.read_table(local).to_pandas()
+    assert list(got.columns) == list(expected.columns)
+    for name in expected.columns:
+        assert got[name].tolist() == expected[name].tolist() or name.endswith("_error"), name
+    assert got["total_score"].tolist() == (got["q1_score"] + 2 * got["q2_score"]).tolist()

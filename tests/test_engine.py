@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import coscore
 from coscore import engine, reading
+from coscore.pipeline import stream, tables
 from conftest import assert_batch_matches_score, exactly, load_cases
 
 CASES = load_cases()
@@ -211,7 +212,8 @@ def test_a_plan_scores_without_a_rule_and_a_rule_wraps_a_finished_plan():
     plan = engine.plan(reading.read(source))
     assert plan.columnar is not None and plan.combo_ids == ["A"]
     assert engine.score_one(plan, "ab").score == 2.0
-    assert engine.score_many(plan, ["ab", "a", "x"]).scores.tolist() == [2.0, 1.0, 0.0]
+    table = tables.blank_table(["ab", "a", "x"])
+    assert stream.score_table(plan, table).scores.tolist() == [2.0, 1.0, 0.0]
     rule = coscore.Rule(plan)
     assert rule.atoms is plan.atoms and rule.score("ab") == engine.score_one(plan, "ab")
 

@@ -27,6 +27,7 @@ from coscore.io.blanks import AnswerColumns
 from coscore.io.arrays import bool_array, float_array, float_values, string_array, string_scalar
 from coscore.io.columnar_csv import ColumnarDelimitedReader
 from coscore.io.pieces import Piece, natural_order, plan
+from coscore.pipeline.scoring import ItemPlan, Scoring
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "coscore" / "data" / "demo"
@@ -198,7 +199,7 @@ def test_pieces_cut_files_at_row_groups_and_score_as_score_many(tmp_path):
     parts = []
     for i, piece in enumerate(pieces):
         out = tmp_path / f"part.{i}.parquet"
-        totals = score_piece(rule, fs, piece, fs, str(out), columns, chunk_size=7)
+        totals = score_piece(Scoring((ItemPlan(rule.plan, columns),)), fs, piece, fs, str(out), chunk_size=7)
         assert totals.rows == piece.rows
         parts.append(pq.read_table(out))
     got = pa.concat_tables(parts)

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from coscore.cli import main
-from coscore.pipeline import tables
-from coscore.rule import Rule
+from coscore.pipeline import scoring, tables
 
 DEMO = Path(__file__).parent.parent / "coscore" / "data" / "demo"
 
@@ -28,11 +27,10 @@ RULE = {"atoms": {"0": {"type": "SM", "desc": "阻尼器,a"}, "1": {"type": "OP"
         "comboMode": "ADD"}
 
 
-def _row_by_row(self, chunks, chunk_size=None, jobs=1):
-    """``Rule.score_chunks`` of each chunk's answers as Python lists of blanks."""
-    for chunk in chunks:
-        lists = chunk.column(0).to_pylist()
-        yield self.score_many([["" if b is None else b for b in answers] for answers in lists])
+def _row_by_row(columns, reads=None, cast=False):
+    """The answers of a chunk's blank columns as Python lists of blanks (each scored
+    answer by answer), instead of the grouped columns."""
+    return tables.BlankTable.of_answers(tables.answer_lists(columns))
 
 
 def _score(monkeypatch, capsys, args: list[str], out: Path, grouped: bool) -> tuple[int, str, bytes, int]:
@@ -42,7 +40,7 @@ def _score(monkeypatch, capsys, args: list[str], out: Path, grouped: bool) -> tu
         if grouped:   # how many chunks had more than one group
             patch.setattr(tables, "_groups", lambda *a: (lambda g: calls.append(len(g) > 1) or g)(real(*a)))
         else:   # the reference: every answer taken one by one
-            patch.setattr(Rule, "score_chunks", _row_by_row)
+            patch.setattr(scoring, "from_columns", _row_by_row)
         status = main([*args, "-o", str(out), "--no-progress"])
     err = capsys.readouterr().err
     return status, err, out.read_bytes() if out.exists() else b"", sum(calls)

@@ -164,7 +164,7 @@ def _conformance_rules() -> dict[str, dict]:
     wanted = collections.Counter()
     for i, source in enumerate(_CONFORMANCE):
         try:
-            plan = coscore.compile(source)._plan
+            plan = coscore.compile(source).plan
         except coscore.RuleError:
             continue
         kind = "reference" if plan.columnar is None else f"key={plan.columnar.key!r}"

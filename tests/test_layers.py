@@ -24,6 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("coscore.io",),         # answer tables: knows no rule (see test_io_knows_tables_not_rules)
     ("coscore.pipeline",),   # joins io and the engine
     ("coscore.rule",),       # the public face: compile, Rule
+    ("coscore.exam",),       # exams: the exam file, Exam, load_exam
     ("coscore",),            # the package's face
     # what front ends share, bottom up
     ("coscore.rulecache",), ("coscore.explain",), ("coscore.labelled",), ("coscore.compat",), ("coscore.report",),

@@ -115,3 +115,14 @@ def test_unmarked_rows_are_left_out_and_equal_marks_give_no_phrase():
     assert [m.rows for g in found.groups for m in g.answers] == [[1, 3], [4]]
     proc = run("suggest", LANE, LANE_DATA, "--format", "coscore", "--label", "nope")
     assert proc.returncode == 2 and "Traceback" not in text(proc)[1]
+
+
+def test_the_command_runs_twice_in_one_process(capsys):
+    """The package's text function is not shadowed by its module ``render`` once that is
+    imported (the second run in one process failed: "'module' object is not callable")."""
+    from coscore.cli import main
+
+    for _ in range(2):
+        assert main(["suggest", str(LANE), str(LANE_DATA), "--format", "coscore", "--label", "score",
+                     "--top", "1", "--limit", "1"]) == 0
+        assert "answers the rule scores furthest from their marks" in capsys.readouterr().out

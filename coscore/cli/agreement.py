@@ -13,12 +13,14 @@ from .options import positive_int
 from .outputs import print_text, refuse_input_as_output
 
 
-def add_agreement_options(p: argparse.ArgumentParser, what: str, rows: str) -> None:
+def add_agreement_options(p: argparse.ArgumentParser, what: str, rows: str, label_required: bool = True) -> None:
     """The options of a command that measures agreement with the teachers' marks and
-    prints ``what`` through :func:`emit`: ``--label`` (required), ``--label2`` and
-    ``--by`` (:func:`marked_columns`), ``--top`` (it shows ``rows``), ``--json`` and
-    ``--html``."""
-    p.add_argument("--label", required=True, metavar="COL", help="the teachers' mark column")
+    prints ``what`` through :func:`emit`: ``--label`` (required, unless ``label_required``
+    is false: the command then checks with :func:`require_label` when it needs one),
+    ``--label2`` and ``--by`` (:func:`marked_columns`), ``--top`` (it shows ``rows``),
+    ``--json`` and ``--html``."""
+    p.add_argument("--label", required=label_required, metavar="COL",
+                   help="the teachers' mark column" + ("" if label_required else " (required, except with --exam)"))
     p.add_argument("--label2", metavar="COL",
                    help="a second teacher's marks (on some or all rows): human-human agreement beside "
                    "human-machine, and PRMSE (RSMTool's)")
@@ -33,6 +35,15 @@ def check_html(args: argparse.Namespace, inputs: Iterable[str | os.PathLike[str]
     """Refuse an ``--html`` page that would replace one of ``inputs`` (exit 2), before
     anything is read or written."""
     refuse_input_as_output(args.html, [name for name in inputs if name], "--html")
+
+
+def require_label(args: argparse.Namespace) -> None:
+    """Exit as argparse does (usage, ``the following arguments are required: --label``,
+    exit 2) when ``--label`` is missing: for a parser whose ``--label`` is not required
+    (:func:`add_agreement_options` with ``label_required=False``: an exam gives the marks)
+    and whose defaults hold its ``usage_error`` (``parser.error``)."""
+    if args.label is None:
+        args.usage_error("the following arguments are required: --label")
 
 
 def marked_columns(args: argparse.Namespace) -> list[str]:

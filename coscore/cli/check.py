@@ -1,5 +1,6 @@
 """``coscore check RULE``: every error and warning of a rule, then what it can score and
-how many blanks it reads (against a data file with ``--data``)."""
+how many blanks it reads (against a data file with ``--data``). Given an exam file,
+``coscore check EXAM`` checks every item (:mod:`coscore.cli.exam_check`)."""
 from __future__ import annotations
 
 import argparse
@@ -15,14 +16,16 @@ from .outputs import print_text
 from .rules import for_the_command, read_rule_text
 
 DESCRIPTION = """Compile RULE and list every diagnostic (errors and warnings), then what the rule
-can score and how many blanks it reads. Exit 1 if there are errors, 0 otherwise."""
+can score and how many blanks it reads. Given an exam file (.yaml, or .json with items),
+check every item's rule, the blanks each item lists, and with --data that every column the
+exam names is there. Exit 1 if there are errors, 0 otherwise."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The arguments of ``coscore check``."""
-    p.add_argument("rule", metavar="RULE", help="the rule (.json)")
+    p.add_argument("rule", metavar="RULE", help="the rule (.json), or an exam (.yaml, or .json with items)")
     p.add_argument("--data", metavar="DATA", help="answers the rule will score: their first rows tell how many "
-                   "blanks there are")
+                   "blanks there are (for an exam: every column it names must be there)")
     add_data_options(p)
     p.add_argument("--label", metavar="COL", help="the mark column of DATA (never taken as a blank)")
     p.add_argument("--json", action="store_true", help="print a JSON object for tools")
@@ -31,7 +34,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Check RULE and print its diagnostics (or JSON); return the exit status."""
+    from ..exam import is_exam_file
+
+    if is_exam_file(args.rule):
+        from .exam_check import run_exam
+
+        return run_exam(args)
     import coscore
+
     from ..expr.types import check_rule
 
     text = read_rule_text(args.rule)

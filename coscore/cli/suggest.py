@@ -5,25 +5,36 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING, Any
 
-from .agreement import emit
+from .agreement import emit, require_label
 from .errors import UsageError
+from .exams import is_exam, item_rule_name, item_table, load_exam_file, pick_item, refuse_rule_options
 from .options import add_data_options, positive_int, reading_options
 from .rules import load_rule
+
+if TYPE_CHECKING:
+    from ..labelled import Table
+    from ..suggest import Suggestions
 
 DESCRIPTION = """Read the marked answers of DATA and show what RULE misses: the phrases (runs of 2 to
 4 characters, never across punctuation; no word segmentation needed for Chinese) that
 separate high marks from low ones and that no atom names, each with its counts and
 example answers; then the distinct answers the rule scores furthest from their marks,
 grouped by similarity, each with the atom that came closest. --json prints the same as
-data (documented in docs/tune.md)."""
+data (documented in docs/tune.md).
+With an exam file in place of RULE, --item NAME picks the item: its rule, its blanks and
+marks in DATA (in the long layout, its rows only)."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The arguments of ``coscore suggest``."""
-    p.add_argument("rule", metavar="RULE", help="the rule (.json)")
+    p.add_argument("rule", metavar="RULE|EXAM", help="the rule (.json), or an exam file with --item NAME: that "
+                   "item's rule, blanks and marks")
     p.add_argument("data", metavar="DATA", help="answers with the teachers' marks")
-    p.add_argument("--label", required=True, metavar="COL", help="the teachers' mark column")
+    p.add_argument("--label", metavar="COL", help="the teachers' mark column (required, except with an exam)")
+    p.add_argument("--item", metavar="NAME", help="with an exam: the item (its rule; in DATA its blanks and marks, "
+                   "and in the long layout its rows only)")
     add_data_options(p)
     p.add_argument("--top", type=positive_int, default=10, metavar="K",
                    help="phrases of high marks and of low marks to show, each (default 10)")
@@ -34,20 +45,45 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=positive_int, default=20, metavar="K",
                    help="missed answers to show, furthest first (default 20)")
     p.add_argument("--json", action="store_true", help="print the suggestions as a JSON object")
-    p.set_defaults(html=None)
+    p.set_defaults(html=None, usage_error=p.error)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the suggestions (text or JSON); return the exit status."""
     from ..labelled import read_marked
-    from ..suggest import render, suggest
+    from ..suggest import render_text, suggest
 
-    table = read_marked(args.data, args.format, args.blanks, args.label, **reading_options(args))
+    if is_exam(args.rule):
+        refuse_rule_options(args, ("--label", "--blanks"))
+        exam = load_exam_file(args.rule)
+        item = pick_item(exam, args.item, args.rule, "suggest")
+        table = item_table(exam, item, args.data, args.format, reading_options(args), marks=True)
+        rule = item.rule
+        shown = f"item {item.name} of {os.path.basename(args.rule)} (rule {item_rule_name(exam, item)})"
+        where: dict[str, Any] = {"exam": args.rule, "item": item.name, "rule": item.rule_path}
+    else:
+        if args.item is not None:
+            raise UsageError(f"--item is for an exam; {args.rule} is a rule")
+        require_label(args)
+        table = read_marked(args.data, args.format, args.blanks, args.label, **reading_options(args))
+        rule, shown, where = load_rule(args.rule)[0], os.path.basename(args.rule), {"rule": args.rule}
     try:
-        found = suggest(load_rule(args.rule)[0], list(table.answers), table.marks, top=args.top,
+        found = suggest(rule, list(table.answers), table.marks, top=args.top,
                         min_rows=args.min_rows, min_z=args.min_z, limit=args.limit)
     except ValueError as exc:   # no marked answer
         raise UsageError(f"{table.source}: {exc}") from None
-    where = {"rule": args.rule, "data": table.source, "label": table.label}
+    if table.origin is not None:   # the long layout: the item's rows, numbered as in DATA
+        _renumber(found, table)
+    where.update(data=table.source, label=table.label)
     return emit(args, lambda: {**where, **found.to_dict()},
-                lambda: render(found, os.path.basename(args.rule), os.path.basename(table.source)), str)
+                lambda: render_text(found, shown, os.path.basename(table.source)), str)
+
+
+def _renumber(found: Suggestions, table: Table) -> None:
+    """Number the rows ``found`` shows (1 = the first of ``table``) as in ``table``'s file."""
+    for phrase in [*found.high, *found.low]:
+        for example in phrase.examples:
+            example["row"] = table.row_number(example["row"] - 1)
+    for group in found.groups:
+        for missed in group.answers:
+            missed.rows = [table.row_number(r - 1) for r in missed.rows]

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Any
 
-from .agreement import emit
+from .agreement import emit, require_label
 from .errors import UsageError
+from .exams import is_exam, item_rule_name, item_table, load_exam_file, pick_item, refuse_rule_options
 from .options import add_data_options, positive_int, reading_options, whole_number
-from .rules import load_rule
+from .rules import load_rule, read_rule_text
 
 DESCRIPTION = """Search what a teacher would otherwise tweak by hand -- OP/CS thresholds, combo
 scores and (with --drop) leaving out combos -- for better agreement with the marks in
@@ -16,7 +18,9 @@ DATA (QWK, or --metric). The change is kept only if it raises the figure on answ
 search never saw: k-fold cross-validation (--folds, --seed), with a paired bootstrap
 interval of the improvement that lies above zero. Prints the figures before and after
 with their intervals, the changes as JSON paths, and writes the rule to use with -o
-(the rule unchanged when nothing holds up, and why)."""
+(the rule unchanged when nothing holds up, and why).
+With an exam file in place of RULE, --item NAME picks the item: its rule, its blanks and
+marks in DATA (in the long layout, its rows only)."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -24,9 +28,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from ..report.bootstrap import RESAMPLES, SEED
     from ..tune import METRICS
 
-    p.add_argument("rule", metavar="RULE", help="the rule (.json)")
+    p.add_argument("rule", metavar="RULE|EXAM", help="the rule (.json), or an exam file with --item NAME: that "
+                   "item's rule, blanks and marks")
     p.add_argument("data", metavar="DATA", help="answers with the teachers' marks")
-    p.add_argument("--label", required=True, metavar="COL", help="the teachers' mark column")
+    p.add_argument("--label", metavar="COL", help="the teachers' mark column (required, except with an exam)")
+    p.add_argument("--item", metavar="NAME", help="with an exam: the item (its rule; in DATA its blanks and marks, "
+                   "and in the long layout its rows only)")
     p.add_argument("-o", "--output", metavar="TUNED", help="write the rule to use here (.json)")
     add_data_options(p)
     p.add_argument("--metric", choices=list(METRICS), default="qwk", help="the figure to raise (default qwk)")
@@ -37,7 +44,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"bootstrap resamples (default {RESAMPLES})")
     p.add_argument("--drop", action="store_true", help="also try leaving out each combo")
     p.add_argument("--json", action="store_true", help="print the outcome as a JSON object")
-    p.set_defaults(html=None)
+    p.set_defaults(html=None, usage_error=p.error)
 
 
 def _folds(text: str) -> int:
@@ -55,17 +62,37 @@ def run(args: argparse.Namespace) -> int:
     from ..tune import tune
     from ..tune.render import render
 
-    text = load_rule(args.rule)[1]
-    table = read_marked(args.data, args.format, args.blanks, args.label, **reading_options(args))
+    where: dict[str, Any]
+    if is_exam(args.rule):
+        refuse_rule_options(args, ("--label", "--blanks"))
+        exam = load_exam_file(args.rule)
+        item = pick_item(exam, args.item, args.rule, "tune")
+        table = item_table(exam, item, args.data, args.format, reading_options(args), marks=True)
+        source: Any = read_rule_text(item.rule_path) if item.rule_path is not None else item.rule
+        shown = f"item {item.name} of {os.path.basename(args.rule)} (rule {item_rule_name(exam, item)})"
+        where = {"exam": args.rule, "item": item.name, "rule": item.rule_path}
+    else:
+        if args.item is not None:
+            raise UsageError(f"--item is for an exam; {args.rule} is a rule")
+        require_label(args)
+        source = load_rule(args.rule)[1]
+        table = read_marked(args.data, args.format, args.blanks, args.label, **reading_options(args))
+        shown, item, where = os.path.basename(args.rule), None, {"rule": args.rule}
     try:
-        result = tune(text, list(table.answers), table.marks, metric=args.metric, folds=args.folds,
+        result = tune(source, list(table.answers), table.marks, metric=args.metric, folds=args.folds,
                       seed=args.seed, resamples=args.resamples, drop=args.drop)
     except ValueError as exc:
         raise UsageError(f"{table.source}: {exc}") from None
     if args.output:
         with atomic_output(args.output) as stream:
             stream.write(result.text)
-    where = {"rule": args.rule, "data": table.source, "label": table.label, "output": args.output}
-    return emit(args, lambda: {**where, **result.to_dict()},
-                lambda: render(result, os.path.basename(args.rule), os.path.basename(table.source), args.output),
-                str)
+    where.update(data=table.source, label=table.label, output=args.output)
+
+    def text() -> str:
+        out = render(result, shown, os.path.basename(table.source), args.output)
+        if item is not None and args.output:
+            out += (f"\n{args.output} is item {item.name}'s rule ({item_rule_name(exam, item)}) as tuned: to score "
+                    f"with it, point the item's 'rule:' in {args.rule} at it")
+        return out
+
+    return emit(args, lambda: {**where, **result.to_dict()}, text, str)

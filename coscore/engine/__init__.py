@@ -6,16 +6,15 @@
 - :mod:`.reference` — the one-answer path (:func:`score_one`, :func:`trace`, :func:`evaluate`);
 - :mod:`.chunk` — one chunk scored: deduplicated, columns, flagged answers again by the reference;
 - :mod:`.builder` — the one result builder, where every :class:`~coscore.results.Batch` is made;
-- :mod:`.schedule` — chunks, threads and ``jobs`` (:func:`score_many`, :func:`score_chunks`).
+- :mod:`.schedule` — threads and ``jobs``: units of work run on a pool, in order.
 
-Arrow tables reach the engine through :mod:`coscore.pipeline`, which reads their texts
+Every table of answers — Python answers, Arrow columns, a file's chunks — reaches the
+engine through :mod:`coscore.pipeline`, which cuts it into chunks and reads their texts
 ahead of scoring; :class:`coscore.Rule` is the public face of both.
 """
 from __future__ import annotations
 
 from .plan import ColumnarPlan, Plan, plan
 from .reference import AnswerLike, evaluate, score_one, trace
-from .schedule import DEFAULT_CHUNK_SIZE, score_chunks, score_many
 
-__all__ = ["AnswerLike", "ColumnarPlan", "DEFAULT_CHUNK_SIZE", "Plan", "evaluate", "plan", "score_chunks",
-           "score_many", "score_one", "trace"]
+__all__ = ["AnswerLike", "ColumnarPlan", "Plan", "evaluate", "plan", "score_one", "trace"]

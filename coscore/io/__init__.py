@@ -20,9 +20,8 @@ from typing import Any, Protocol
 from ._text import open_file
 from .atomic import atomic_output
 from .errors import InputError
-from .legacy import split_blanks
 from .sources import ChainedReader, expand
-from .table import INPUT_FORMATS, MISSING, OUTPUT_FORMATS, Chunk, format_of
+from .table import CHUNK_SIZE, INPUT_FORMATS, MISSING, OUTPUT_FORMATS, Chunk, format_of
 
 # The reader and writer of each format are imported when that format is opened: a run
 # imports only what it reads and writes (pyarrow.compute, the CSV writer's, takes
@@ -47,16 +46,17 @@ __all__ = [
     "split_blanks",
 ]
 
-DEFAULT_CHUNK_SIZE = 65536
-
-
 def __getattr__(name: str) -> Any:
-    # AnswerColumns and ID_COLUMN (coscore.io.blanks) need pyarrow and numpy: imported
-    # when first used, so that the command's start does not.
+    # AnswerColumns and ID_COLUMN (coscore.io.blanks) and split_blanks (coscore.io.legacy)
+    # need pyarrow and numpy: imported when first used, so that the command's start does not.
     if name in ("AnswerColumns", "ID_COLUMN"):
         from . import blanks
 
         return getattr(blanks, name)
+    if name == "split_blanks":
+        from .legacy import split_blanks
+
+        return split_blanks
     raise AttributeError(f"module 'coscore.io' has no attribute {name!r}")
 
 
@@ -86,7 +86,7 @@ class Writer(Protocol):
 def open_reader(
     path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     fmt: str | None = None,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    chunk_size: int = CHUNK_SIZE,
     *,
     encoding: str | None = None,
     sheet: str | int | None = None,

@@ -1,9 +1,10 @@
 """Which columns hold the blanks of each answer, and a chunk's blank columns.
 
-:meth:`AnswerColumns.select` gives the columns of a chunk that hold its answers, as an
-Arrow table that :meth:`coscore.Rule.score_many` scores: the blank columns (Arrow text,
-taken as they are), or for the layouts that hold each answer as a list of blanks (JSON
-Lines ``answers``, the original layout's text split on ``-``) one column of those lists.
+:meth:`AnswerColumns.select` gives the columns of a chunk that hold its answers, as a
+list of Arrow arrays (what :func:`coscore.pipeline.tables.from_columns` takes): the blank
+columns (Arrow text, taken as they are), or for the layouts that hold each answer as a
+list of blanks (JSON Lines ``answers``, the original layout's text split on ``-``) one
+column of those lists.
 Values that the readers could not give as Arrow text are checked here, one by one, and a
 bad one is an :class:`~coscore.io.errors.InputError` naming its line and column.
 """
@@ -72,32 +73,31 @@ class AnswerColumns:
             raise InputError(source, "the label column cannot also be a blank", column=label)
         return cls(fmt, chosen, label)
 
-    def select(self, chunk: Chunk) -> Any:
-        """The answers of every row of ``chunk``, in order, as a ``pyarrow.Table``: the
-        blank columns, or one column ``answers`` of lists of blanks (JSON Lines
-        ``answers``, the CoScore layout). Arrow text is taken as it is; other values are
-        checked and converted (:class:`InputError` at the first bad one)."""
+    def select(self, chunk: Chunk) -> list[Any]:
+        """The answers of every row of ``chunk``, in order, as a list of Arrow arrays: the
+        blank columns, or one column of lists of blanks (JSON Lines ``answers``, the
+        CoScore layout). Arrow text is taken as it is; other values are checked and
+        converted (:class:`InputError` at the first bad one)."""
         import pyarrow as pa
 
         if self.fmt == "coscore":
             texts = chunk.data.get("text")
             if _is_text_array(texts) and not texts.null_count:
-                return pa.table({"answers": blank_lists(texts)})
-            return _lists_table([split_blanks("" if t is None else t) for t in chunk.pylist("text")])
+                return [blank_lists(texts)]
+            return [_lists_array([split_blanks("" if t is None else t) for t in chunk.pylist("text")])]
         if self.fmt == "jsonl" and not self.blanks:
             many = chunk.data.get("answers")
             if many is not None and text_lists(many):
-                return pa.table({"answers": many})
+                return [many]
             one = chunk.data.get("answer")
             if many is None and _is_text_array(one) and not one.null_count:
-                return pa.table({"answer": one})
-            return _lists_table(_jsonl_answers(chunk))
+                return [one]
+            return [_lists_array(_jsonl_answers(chunk))]
         for name in self.blanks:
             if name not in chunk.data:
                 raise InputError(chunk.source, "no such key in any row so far", column=name, **_first(chunk))
-        columns = [chunk.data[name] if _is_text_array(chunk.data[name])
-                   else pa.array(_strings(chunk.pylist(name), chunk, name), pa.string()) for name in self.blanks]
-        return pa.table(columns, names=[f"blank{i}" for i in range(len(columns))])
+        return [chunk.data[name] if _is_text_array(chunk.data[name])
+                else pa.array(_strings(chunk.pylist(name), chunk, name), pa.string()) for name in self.blanks]
 
 
 def _is_text_array(values: Any) -> bool:
@@ -158,8 +158,8 @@ def _listing(columns: Sequence[str]) -> str:
     return shown + (", ..." if len(columns) > 12 else "")
 
 
-def _lists_table(lists: list[list[str]]) -> Any:
-    """Answers given as Python lists of blanks as a table of one column of lists."""
+def _lists_array(lists: list[list[str]]) -> Any:
+    """Answers given as Python lists of blanks as one Arrow column of lists."""
     import pyarrow as pa
 
-    return pa.table({"answers": pa.array(lists, pa.list_(pa.string()))})
+    return pa.array(lists, pa.list_(pa.string()))

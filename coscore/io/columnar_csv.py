@@ -22,7 +22,7 @@ from ._text import display_name, size_of
 from .cell_limit import check_chunk, limit_of, line_cap
 from .delimited import DELIMITERS, DelimitedReader
 from .errors import InputError
-from .table import Chunk, LazyLines
+from .table import CHUNK_SIZE, Chunk, LazyLines
 
 #: Bytes the Arrow parser reads at a time; a row must fit in one block, so a file with a
 #: longer row is read again with blocks large enough for it (up to :data:`MAX_BLOCK_SIZE`).
@@ -43,7 +43,7 @@ class ColumnarDelimitedReader:
     unit = "line"
 
     def __init__(
-        self, path: str | os.PathLike[str], fmt: str = "csv", chunk_size: int = 65536, source: str | None = None,
+        self, path: str | os.PathLike[str], fmt: str = "csv", chunk_size: int = CHUNK_SIZE, source: str | None = None,
         *, max_cell_chars: int | None = None,
     ) -> None:
         self._path = os.fspath(path)
@@ -132,7 +132,7 @@ class ColumnarDelimitedReader:
 
     @classmethod
     def from_stream(
-        cls, stream: Any, fmt: str = "csv", chunk_size: int = 65536, source: str = "<stdin>",
+        cls, stream: Any, fmt: str = "csv", chunk_size: int = CHUNK_SIZE, source: str = "<stdin>",
         *, max_cell_chars: int | None = None,
     ) -> "ColumnarDelimitedReader":
         """Read ``stream`` (standard input, or a file decoded to UTF-8) as a file: it is

@@ -16,7 +16,7 @@ from .cell_limit import column_at, limit_of, line_cap, over_limit
 from .encodings import Announce
 from .errors import InputError
 from .cells import joined_lines, quoted, text_column
-from .table import Chunk
+from .table import CHUNK_SIZE, Chunk
 
 DELIMITERS = {"csv": ",", "tsv": "\t"}
 
@@ -34,7 +34,7 @@ class DelimitedReader(TextFileReader):
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], fmt: str = "csv", chunk_size: int = 65536, source: str | None = None,
+        self, path: str | os.PathLike[str], fmt: str = "csv", chunk_size: int = CHUNK_SIZE, source: str | None = None,
         *, encoding: str | None = None, announce: Announce | None = None, max_cell_chars: int | None = None,
     ) -> None:
         self._limit = limit_of(max_cell_chars)

@@ -22,7 +22,7 @@ from .cell_limit import check_chunk, limit_of, line_cap, over_limit
 from .encodings import Announce
 from .errors import InputError
 from .line_blocks import LineBlock, LineBlocks
-from .table import MISSING, Chunk
+from .table import CHUNK_SIZE, MISSING, Chunk
 
 
 #: A JSON escape of a surrogate code point (a false alarm after an escaped backslash is harmless).
@@ -54,7 +54,7 @@ class JsonlReader(TextFileReader):
     columns_grow = True
 
     def __init__(
-        self, path: Any, chunk_size: int = 65536, *, encoding: str | None = None, announce: Announce | None = None,
+        self, path: Any, chunk_size: int = CHUNK_SIZE, *, encoding: str | None = None, announce: Announce | None = None,
         max_cell_chars: int | None = None,
     ) -> None:
         super().__init__(path, chunk_size, encoding=encoding, announce=announce)

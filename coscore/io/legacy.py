@@ -19,7 +19,7 @@ from .cell_limit import check_chunk, limit_of, line_cap, over_limit
 from .encodings import Announce, decoded
 from .errors import InputError
 from .line_blocks import LineBlock, LineBlocks
-from .table import Chunk
+from .table import CHUNK_SIZE, Chunk
 
 #: The character that separates the blanks of one answer in ``text``.
 BLANK_SEPARATOR = "-"
@@ -47,7 +47,7 @@ class LegacyReader(TextFileReader):
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], chunk_size: int = 65536, *, encoding: str | None = None,
+        self, path: str | os.PathLike[str], chunk_size: int = CHUNK_SIZE, *, encoding: str | None = None,
         announce: Announce | None = None, max_cell_chars: int | None = None,
     ) -> None:
         super().__init__(path, chunk_size, encoding=encoding, announce=announce)

@@ -9,7 +9,7 @@ from typing import Any, BinaryIO
 from ._text import display_name
 from .cell_limit import check_chunk, limit_of
 from .errors import InputError
-from .table import MISSING, Chunk
+from .table import CHUNK_SIZE, MISSING, Chunk
 
 
 def _pyarrow() -> Any:
@@ -36,7 +36,7 @@ class ParquetReader:
     unit = "row"
 
     def __init__(
-        self, path: str | os.PathLike[str], chunk_size: int = 65536, *,
+        self, path: str | os.PathLike[str], chunk_size: int = CHUNK_SIZE, *,
         handle: Any = None, row_groups: list[int] | None = None, first_row: int = 0,
         max_cell_chars: int | None = None,
     ) -> None:

@@ -6,6 +6,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+#: Rows per chunk, everywhere: read from a file, cut from a table or a stream of answers,
+#: scored and written at a time (the one chunk size: the readers' default, and the
+#: pipeline's, :data:`coscore.pipeline.stream.CHUNK_SIZE`). Large enough to amortise
+#: per-chunk costs, small enough to bound memory.
+CHUNK_SIZE = 16_384
 #: Input formats (``coscore`` is the original CoScore dataset layout).
 INPUT_FORMATS: tuple[str, ...] = ("csv", "tsv", "jsonl", "parquet", "xlsx", "xls", "ods", "coscore")
 #: Output formats.

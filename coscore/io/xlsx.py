@@ -34,7 +34,7 @@ from ._text import display_name
 from .arrays import int_array, valid_mask
 from .errors import InputError
 from .sheet_grid import column_letter
-from .table import Chunk
+from .table import CHUNK_SIZE, Chunk
 from .workbook_guard import EXCEL_CELL_CHARS, check_workbook
 
 
@@ -55,7 +55,7 @@ class XlsxReader:
     kind = ".xlsx"
 
     def __init__(
-        self, path: str | os.PathLike[str], chunk_size: int = 65536, *, sheet: str | int | None = None,
+        self, path: str | os.PathLike[str], chunk_size: int = CHUNK_SIZE, *, sheet: str | int | None = None,
         max_cell_chars: int | None = None,
     ) -> None:
         self.source = display_name(path)
@@ -169,7 +169,7 @@ class WorkbookReader(XlsxReader):
     is read by fastexcel in a child process under a memory budget
     (:mod:`.workbook_child`), then each cell is held to ``max_cell_chars``."""
 
-    def __init__(self, path: str | os.PathLike[str], chunk_size: int = 65536, *, sheet: str | int | None = None,
+    def __init__(self, path: str | os.PathLike[str], chunk_size: int = CHUNK_SIZE, *, sheet: str | int | None = None,
                  max_cell_chars: int | None = None, kind: str = ".xls") -> None:
         self.kind = kind
         super().__init__(path, chunk_size, sheet=sheet, max_cell_chars=max_cell_chars)

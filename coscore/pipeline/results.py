@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 
 from ..io.arrays import float_array, string_array
-from ..io.errors import InputError
 from ..results import Batch
 
 #: The score column written after the input columns.
@@ -27,18 +26,6 @@ SCORE_TYPE, ERROR_TYPE = "float64", "string"
 def result_columns(combo_ids: Iterable[str]) -> list[str]:
     """The columns scoring appends, in order."""
     return [SCORE_COLUMN, *(COMBO_PREFIX + cid for cid in combo_ids), ERROR_COLUMN]
-
-
-def check_no_clash(source: str, columns: Iterable[str], combo_ids: Iterable[str]) -> None:
-    """Refuse input that already has a column scoring would add (e.g. a scored file)."""
-    added = set(result_columns(combo_ids))
-    for name in columns:
-        if name in added or name.startswith(COMBO_PREFIX):
-            raise InputError(
-                source,
-                "the input already has this output column (is it a scored file?); drop the coscore_* columns first",
-                column=name,
-            )
 
 
 def result_arrays(batch: Batch, combo_ids: Iterable[str], decimals: int | None = None) -> dict[str, Any]:

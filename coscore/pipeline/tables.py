@@ -1,13 +1,15 @@
-"""The one adapter from a table to what the engine scores: blank columns of Arrow text.
+"""The one gate from what a caller holds to what the engine scores: a :class:`BlankTable`.
 
 :func:`blank_table` takes what :meth:`coscore.Rule.score_many` may be given instead of
 answers — a ``pyarrow.Table`` or ``RecordBatch`` (every column a blank, in order), a
 list of Arrow arrays (one per blank), a pandas or polars DataFrame or anything else
 exposing the Arrow C stream interface (``__arrow_c_stream__``), or a table of ONE
 column of lists of text (each row's list is its answer's blanks, however many) — and
-gives a :class:`BlankTable`. Every front reaches the engine through it: the command's
-files (:mod:`coscore.pipeline.files`), the data read whole for reports, Dask
-partitions and the web app's tasks.
+gives a :class:`BlankTable`; Python answers (a list of answers) give one too, read in
+place (:func:`table_stream` cuts a stream of either into chunks). Every front reaches the
+engine through it: the command's files (:mod:`coscore.pipeline.scoring`, through
+:func:`from_columns`), the data read whole for reports, Dask partitions and the web app's
+tasks.
 
 Text stays Arrow text as it is (``string``, ``large_string``, ``string_view``, and
 dictionaries of them, all read in place; an all-null column is empty blanks), or, for a
@@ -23,7 +25,8 @@ only for a front that needs them one by one (:func:`answers_from_columns`).
 """
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Mapping, Sequence
+import itertools
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +35,8 @@ import numpy as np
 from .._fast import plain_strings
 from .text_lists import TextList
 
-__all__ = ["BlankTable", "answer_lists", "answers_from_columns", "blank_table", "blank_texts", "is_table", "text_array"]
+__all__ = ["BlankTable", "answer_lists", "answers_from_columns", "blank_table", "blank_texts", "from_columns", "is_table",
+           "table_stream", "text_array"]
 
 #: What to pass, said by every refusal of a source that is neither answers nor columns.
 WHAT_TO_PASS = ("pass answers (a list of answers, each a list of blanks or a string), or blank columns: "
@@ -42,18 +46,31 @@ WHAT_TO_PASS = ("pass answers (a list of answers, each a list of blanks or a str
 
 @dataclass
 class BlankTable:
-    """Blank columns of ``n_rows`` answers, in ``groups``: ``(rows, columns)`` each, the
-    rows of the table it holds (an index array, increasing; ``None``: every row, in
-    order) and their blank columns, one per blank (none for answers without blanks):
-    Arrow text arrays or chunked arrays (see :func:`text_array`), or
-    :class:`~.text_lists.TextList` columns of Python strings. A table whose answers all
-    have as many blanks is one group of every row; a table of no rows has no group."""
+    """The answers of ``n_rows`` rows, as the engine scores them: blank columns in
+    ``groups``, or Python ``answers``.
+
+    ``groups`` are ``(rows, columns)`` each: the rows of the table it holds (an index
+    array, increasing; ``None``: every row, in order) and their blank columns, one per
+    blank (none for answers without blanks): Arrow text arrays or chunked arrays (see
+    :func:`text_array`), or :class:`~.text_lists.TextList` columns of Python strings. A
+    table whose answers all have as many blanks is one group of every row; a table of no
+    rows has no group. ``answers``, when not ``None``, is a list of Python answers (each a
+    string or a list of blanks, read in place; anything else fails its own answer), and
+    ``groups`` is empty."""
 
     n_rows: int
     groups: list[tuple[np.ndarray | None, list[Any]]]
+    answers: list[Any] | None = None
+
+    @classmethod
+    def of_answers(cls, answers: list[Any]) -> "BlankTable":
+        """A table of Python answers (the list itself, not copied)."""
+        return cls(len(answers), [], answers)
 
     def slice(self, start: int, stop: int) -> "BlankTable":
         """Rows ``start:stop`` (the columns sliced, not copied)."""
+        if self.answers is not None:
+            return BlankTable(stop - start, [], self.answers[start:stop])
         groups = []
         for rows, columns in self.groups:
             if rows is None:
@@ -72,7 +89,7 @@ class BlankTable:
 
 def is_table(source: Any) -> bool:
     """Whether ``source`` is a table (Arrow, a DataFrame, an Arrow C stream) rather than
-    one answer or a list of answers: what decides how ``score_chunks`` reads a stream."""
+    one answer or a list of answers: what tells a stream of tables from a stream of answers."""
     if isinstance(source, BlankTable):
         return True
     if isinstance(source, (str, bytes, list, tuple, Mapping)):
@@ -80,13 +97,14 @@ def is_table(source: Any) -> bool:
     return _is_arrow(source) or hasattr(source, "__arrow_c_stream__") or hasattr(source, "__dataframe__")
 
 
-def blank_table(source: Any, reads: Collection[int] | None = None) -> BlankTable | list | None:
-    """``source`` as blank columns, or ``None`` when it holds answers (a list of answers,
-    any other iterable). A pandas DataFrame whose object columns hold values that are not
-    text gives its answers as Python lists instead (see :class:`_OddCells`). Raises
-    ``TypeError`` (saying what to pass) for a mapping or a DataFrame-like object it
-    cannot read, or for columns that do not hold text, and ``ValueError`` for blank
-    columns of different lengths.
+def blank_table(source: Any, reads: Collection[int] | None = None) -> BlankTable | None:
+    """``source`` as a :class:`BlankTable` when it is held whole: Python answers (a list
+    or tuple of answers: ``answers``), or blank columns (groups; a pandas DataFrame whose
+    object columns hold values that are not text gives its answers as Python lists, see
+    :class:`_OddCells`). ``None`` when ``source`` is a stream: any other iterable, read as
+    it comes (see :func:`table_stream`). Raises ``TypeError`` (saying what to pass) for a
+    mapping or a DataFrame-like object it cannot read, or for columns that do not hold
+    text, and ``ValueError`` for blank columns of different lengths.
 
     ``reads``, when given, are the only blanks (0-based) the rule to score reads
     (:attr:`coscore.engine.Plan.blanks_read`): the other columns of a DataFrame are
@@ -96,25 +114,75 @@ def blank_table(source: Any, reads: Collection[int] | None = None) -> BlankTable
     if isinstance(source, Mapping):
         raise TypeError(f"cannot score a {type(source).__name__}: {WHAT_TO_PASS}")
     if isinstance(source, list) and source and _is_column(source[0]):
-        return _columns([_as_column(c) for c in source], cast=not all(_is_arrow(c) for c in source), reads=reads)
-    if isinstance(source, (str, bytes, list, tuple)):
+        return from_columns([_as_column(c) for c in source], reads, cast=not all(_is_arrow(c) for c in source))
+    if isinstance(source, list):
+        return BlankTable.of_answers(source)
+    if isinstance(source, tuple):
+        return BlankTable.of_answers(list(source))
+    if isinstance(source, (str, bytes)):
         return None
     if _is_arrow(source) and hasattr(source, "columns") and hasattr(source, "num_rows"):
-        return _columns(list(source.columns), cast=False, reads=reads)
+        return from_columns(list(source.columns), reads)
     if _is_arrow(source) and hasattr(source, "read_all"):   # a RecordBatchReader: read whole
-        return _columns(list(source.read_all().columns), cast=False, reads=reads)
+        return from_columns(list(source.read_all().columns), reads)
     if _is_arrow(source) and hasattr(source, "type"):       # one Arrow array: one blank
-        return _columns([source], cast=False, reads=reads)
+        return from_columns([source], reads)
     frame = _frame(source, reads)
     if isinstance(frame, _OddCells):
-        return frame.answers()
+        return BlankTable.of_answers(frame.answers())
     if isinstance(frame, list):
-        return _columns(frame, cast=True, reads=reads)
+        return from_columns(frame, reads, cast=True)
     if frame is not None:
-        return _columns(list(frame.columns), cast=True, reads=reads)
+        return from_columns(list(frame.columns), reads, cast=True)
     if hasattr(source, "columns") and (hasattr(source, "dtypes") or hasattr(source, "schema")):
         raise TypeError(f"cannot read the {type(source).__name__} as Arrow columns: {WHAT_TO_PASS}")
     return None
+
+
+def table_stream(source: Any, reads: Collection[int] | None, chunk_size: int) -> tuple[Iterator[BlankTable], bool]:
+    """``source`` as a stream of :class:`BlankTable` chunks, and whether they hold Python
+    answers (cut here from a stream, to be scored by the caller's thread as they come)
+    rather than columns. A table held whole (:func:`blank_table`) is cut into chunks of
+    ``chunk_size`` rows; an Arrow ``RecordBatchReader`` gives its batches; a stream (or
+    a list) of tables gives each table as one chunk; any other stream of answers is cut
+    into lists of ``chunk_size`` answers."""
+    if isinstance(source, Iterator):   # a stream: of tables when its first item is one
+        first = next(source, _END)
+        if first is _END:
+            return iter(()), True
+        if is_table(first):
+            return _each_table(itertools.chain([first], source), reads), False
+        return _answer_chunks(itertools.chain([first], source), chunk_size), True
+    if isinstance(source, list) and source and is_table(source[0]) and not _is_column(source[0]):
+        return _each_table(source, reads), False
+    if _is_arrow(source) and hasattr(source, "read_next_batch"):   # an Arrow RecordBatchReader: its batches
+        return _each_table(source, reads), False
+    table = blank_table(source, reads)
+    if table is None:
+        return _answer_chunks(source, chunk_size), True
+    return table.chunks(chunk_size), table.answers is not None
+
+
+_END = object()
+
+
+def _each_table(tables: Iterable[Any], reads: Collection[int] | None) -> Iterator[BlankTable]:
+    for source in tables:
+        table = blank_table(source, reads) if is_table(source) else None
+        if table is None:
+            raise TypeError(f"a stream of tables holds a {type(source).__name__}: each item must be a "
+                            f"table of blank columns (see coscore.pipeline.tables)")
+        yield table
+
+
+def _answer_chunks(answers: Iterable[Any], size: int) -> Iterator[BlankTable]:
+    """A stream of answers as tables of ``size`` answers (the last one shorter)."""
+    iterator = iter(answers)
+    while True:
+        chunk = list(itertools.islice(iterator, size))
+        if not chunk:
+            return
+        yield BlankTable.of_answers(chunk)
 
 
 def _frame(source: Any, reads: Collection[int] | None = None) -> Any:
@@ -234,7 +302,11 @@ def _is_pandas_frame(source: Any) -> bool:
     return type(source).__module__.startswith("pandas") and hasattr(source, "iloc") and hasattr(source, "columns")
 
 
-def _columns(columns: list[Any], cast: bool, reads: Collection[int] | None = None) -> BlankTable:
+def from_columns(columns: list[Any], reads: Collection[int] | None = None, cast: bool = False) -> BlankTable:
+    """Blank columns (Arrow arrays or chunked arrays of text, :class:`~.text_lists.TextList`
+    columns; with ``cast``, numbers and booleans too, written as text) as a
+    :class:`BlankTable`; ONE column of lists of text is each row's blanks. The columns
+    a rule does not read (outside ``reads``) are checked, not converted."""
     n = len(columns[0]) if columns else 0
     if any(len(c) != n for c in columns):
         raise ValueError(f"the blank columns differ in length: {[len(c) for c in columns]}")
@@ -340,7 +412,7 @@ def answer_lists(source: Any) -> list[list[str]]:
     """The answers of blank columns (anything :func:`blank_table` reads as columns) as
     Python lists of blanks, a null cell ``""``: for a front that needs them one by one."""
     table = blank_table(source)
-    if not isinstance(table, BlankTable):
+    if table is None or table.answers is not None:
         raise TypeError(f"not blank columns: {type(source).__name__}")
     answers: list[Any] = [None] * table.n_rows
     for rows, columns in table.groups:

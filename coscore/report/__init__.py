@@ -3,7 +3,10 @@
 second teacher's marks and PRMSE (:mod:`.humans`), subgroups (:mod:`.groups`), the
 report's other sections (:mod:`.sections`), text and HTML (:mod:`.render`), figures
 (:mod:`.plots`), reading a scored file (:mod:`.reading`), several scorers side by side
-(:mod:`.compare`) with bootstrap intervals (:mod:`.bootstrap`).
+(:mod:`.compare`) with bootstrap intervals (:mod:`.bootstrap`). For an exam: each item's
+table in a file read once (:mod:`.items`), the students' totals (:mod:`.totals`), the
+exam's report (:mod:`.exam`), two exams compared (:mod:`.exam_compare`), both rendered by
+:mod:`.render_exam`.
 """
 from __future__ import annotations
 

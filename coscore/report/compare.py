@@ -245,7 +245,7 @@ def split_rows(table: Table, scorers: list[Scorer], top: int) -> list[SplitRow]:
     out = []
     for i in order:
         mark = float(table.marks[i])
-        row = SplitRow(int(i) + 1, ids[i], table.answers[i], None if math.isnan(mark) else mark,
+        row = SplitRow(table.row_number(int(i)), ids[i], table.answers[i], None if math.isnan(mark) else mark,
                        {s.name: None if math.isnan(s.scores[i]) else float(s.scores[i]) for s in scorers})
         for s in scorers:
             if s.rule is not None:

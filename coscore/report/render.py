@@ -9,14 +9,14 @@ from .format import flag, fmt, html_flag, html_table, page, text_table
 from .humans import DEGRADATION, DEGRADED, DISATTENUATED_R, HH_ADJACENT, HH_EXACT, HH_QWK, HH_R, Consistency
 from .plots import distribution_figure, heatmap_figure, png
 from .render_groups import GROUP_HEADER, GROUP_NOTE, group_table, html_groups
-from .render_compare import comparison_html, comparison_text
+from .render_compare import comparison_body, comparison_html, comparison_text
 from .stats import QWK_THRESHOLD, SMD_THRESHOLD, Agreement
 
 if TYPE_CHECKING:
     from .sections import FullReport, Provenance
 
-__all__ = ["comparison_html", "comparison_text", "confusion_lines", "consistency_table", "consistency_text", "page",
-           "render_html", "render_text", "report_text"]
+__all__ = ["comparison_body", "comparison_html", "comparison_text", "confusion_lines", "consistency_table",
+           "consistency_text", "page", "render_html", "render_text", "report_body", "report_text"]
 
 
 def render_text(stats: Agreement, label: str = "human", pred: str = "coscore") -> str:
@@ -71,6 +71,13 @@ def render_html(stats: Agreement, title: str = "coscore agreement report", label
     confusion heatmap (PNG images embedded as base64; needs matplotlib); with ``report``,
     also its provenance and sections (second marks, disagreements, combos, mark levels,
     subgroups)."""
+    return page(title, report_body(stats, label, pred, report))
+
+
+def report_body(stats: Agreement, label: str = "human", pred: str = "coscore",
+                report: FullReport | None = None) -> str:
+    """The body of :func:`render_html`'s page (its sections headed by ``<h2>``), for a
+    page of its own or a section of a larger one."""
     distribution = png(distribution_figure(stats, label, pred))
     heatmap = png(heatmap_figure(stats, label, pred))
     esc = html.escape
@@ -87,7 +94,7 @@ scale; mean, SD, Pearson r, RMSE, R² and SMD use raw scores. SMD = (mean {esc(p
 <h2>Confusion matrix</h2>
 <img alt="confusion heatmap" src="data:image/png;base64,{heatmap}">
 {sections}"""
-    return page(title, body)
+    return body
 
 
 def _html_figures(stats: Agreement, label: str, pred: str) -> str:

@@ -93,6 +93,11 @@ def comparison_text(c: "Comparison") -> str:
 def comparison_html(c: "Comparison", title: str) -> str:
     """A comparison as a self-contained HTML page: the table of figures with intervals,
     the pairs, a QWK plot, a confusion heatmap per scorer, the groups and the split rows."""
+    return page(title, comparison_body(c))
+
+
+def comparison_body(c: Comparison) -> str:
+    """The body of :func:`comparison_html`'s page (its sections headed by ``<h2>``)."""
     from .plots import scorer_figure
 
     esc = html.escape
@@ -128,4 +133,4 @@ def comparison_html(c: "Comparison", title: str) -> str:
               *(fmt(r.scores[s.name], 2) for s in c.scorers),
               '<div class="why">' + esc("\n".join(f"{n}: " + "\n  ".join(w) for n, w in r.explanations.items()))
               + "</div>"] for r in c.rows]) if c.rows else "<p>none</p>\n")
-    return page(title, "".join(parts))
+    return "".join(parts)

@@ -163,7 +163,7 @@ def disagreements(table: Table, scores: np.ndarray, rule: Any, top: int) -> list
     for i in disagreement_order(scores, table.marks)[:top]:
         score = None if math.isnan(scores[i]) else float(scores[i])
         error = (errors[i] or None) if errors else None
-        out.append(Disagreement(i + 1, ids[i], table.answers[i], float(table.marks[i]), score,
+        out.append(Disagreement(table.row_number(i), ids[i], table.answers[i], float(table.marks[i]), score,
                                 error if score is None else None,
                                 _why(rule, table, i, combo_columns)))
     return out

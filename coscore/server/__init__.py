@@ -8,6 +8,9 @@ Endpoints (all JSON; see ``GET /openapi.json``):
   ``{"scores": [...], "combos": {"A": [...]}, "errors": [...], "warnings": [...]}``.
 - ``POST /v1/check`` ``{"rule": {...}}`` → ``{"valid", "diagnostics", "combos"}``.
 - ``POST /v1/explain`` ``{"rule": {...}, "answer": [...]}`` → every atom call and its evidence.
+- ``POST /v1/exam/score`` ``{"exam": {...}, "papers": [{"q1": [...], ...}, ...]}`` → each
+  paper's per-item results and weighted ``total`` (:mod:`.exams`; rules inline, at most
+  100 items, ``timeout`` seconds per item).
 - ``GET /healthz``; ``GET /openapi.json``.
 
 Malformed JSON or a malformed request gives 400, an invalid rule 422 with its
@@ -21,9 +24,9 @@ compiled rules in an LRU keyed by the rule's content and bounded in count and by
 Messages are at most 1,000 characters (:func:`coscore.diagnostics.shorten`). Numbers
 that JSON cannot hold (NaN, ±inf) are sent as ``null``.
 
-The package holds the endpoints run in the workers (:mod:`.endpoints`), the ASGI app
-(:mod:`.app`), the OpenAPI document (:mod:`.openapi`) and the command (:mod:`.command`);
-what it shares with ``coscore app`` is :mod:`coscore.http`. Run it with ``coscore serve``
+The package holds the endpoints run in the workers (:mod:`.endpoints`, the exam's in
+:mod:`.exams`), the ASGI app (:mod:`.app`), the OpenAPI document (:mod:`.openapi`) and the
+command (:mod:`.command`); what it shares with ``coscore app`` is :mod:`coscore.http`. Run it with ``coscore serve``
 or embed :func:`create_app` in any ASGI server.
 """
 from __future__ import annotations

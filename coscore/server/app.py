@@ -21,6 +21,7 @@ from ..http.responses import ApiError, error_response, json_response
 from ..http.rules import DEFAULT_CACHE_BYTES, DEFAULT_CACHE_SIZE
 from ..limits import DEFAULT_LIMITS, Limits
 from .endpoints import DEFAULT_MAX_RESPONSE, handler
+from .exams import MAX_EXAM_ITEMS
 from .openapi import OPENAPI
 
 __all__ = ["create_app", "DEFAULT_MAX_BODY", "DEFAULT_WORKERS", "DEFAULT_TIMEOUT", "DEFAULT_MEMORY",
@@ -36,14 +37,21 @@ DEFAULT_MEMORY = 2**30
 #: Seconds a client may take to send a request body.
 DEFAULT_BODY_TIMEOUT = 10.0
 #: The service's endpoints, each answered by a worker: path → the kind of job.
-ENDPOINTS = {"/api/testRule": "testRule", "/v1/score": "score", "/v1/check": "check", "/v1/explain": "explain"}
+ENDPOINTS = {"/api/testRule": "testRule", "/v1/score": "score", "/v1/check": "check", "/v1/explain": "explain",
+             "/v1/exam/score": "exam"}
+#: The kinds of job whose wall-time budget is a multiple of the pool's per-request timeout:
+#: an exam's is the timeout per item, which its worker enforces between items (this
+#: process does not parse bodies), so the pool holds it to the most any exam may get.
+_TIMEOUT_SCALE = {"exam": MAX_EXAM_ITEMS}
 
 
 def _endpoint(pool: WorkerPool, kind: str, limits: BodyLimits) -> Callable[[Request], Awaitable[Response]]:
+    options = {"timeout": pool.timeout * _TIMEOUT_SCALE[kind]} if kind in _TIMEOUT_SCALE else {}
+
     async def endpoint(request: Request) -> Response:
         try:
             with await read_body(request, limits) as body:
-                status, payload = await run_job(pool, kind, body.payload())
+                status, payload = await run_job(pool, kind, body.payload(), **options)
         except ApiError as exc:
             return error_response(exc)
         return Response(payload, status, media_type="application/json")
@@ -68,7 +76,9 @@ def create_app(max_body: int = DEFAULT_MAX_BODY, cache_size: int = DEFAULT_CACHE
     grow by ``memory`` bytes (``None``: unbounded); ``body_timeout`` seconds is the most
     a client may take to send a body (``None``: no limit). ``limits`` are the budgets
     rules are compiled with (:class:`coscore.Limits`: each answer's and each rule's).
-    ``/healthz`` is answered by the event loop itself and never waits for a worker.
+    ``/healthz`` is answered by the event loop itself and never waits for a worker. An
+    exam (``/v1/exam/score``) gets ``timeout`` seconds per item, at most
+    :data:`~coscore.server.exams.MAX_EXAM_ITEMS` items.
 
     ``max_in_flight`` bytes of bodies are held at once, over every request (``None``: no
     cap); no answer is over ``max_response`` bytes. A request from a page of another origin
@@ -82,8 +92,8 @@ def create_app(max_body: int = DEFAULT_MAX_BODY, cache_size: int = DEFAULT_CACHE
         raise ValueError("cache_size and cache_bytes must be >= 0")
     if body_timeout is not None and body_timeout <= 0:
         raise ValueError("body_timeout must be > 0 (or None)")
-    pool = WorkerPool(handler, (cache_size, cache_bytes, limits, max_response), size=workers, timeout=timeout,
-                      memory=memory)
+    pool = WorkerPool(handler, (cache_size, cache_bytes, limits, max_response, timeout), size=workers,
+                      timeout=timeout, memory=memory)
     bodies = BodyLimits(max_body, body_timeout, InFlight(max_in_flight))
     started = time.time()
 

@@ -5,7 +5,8 @@ Each endpoint takes the request body (bytes) and returns the JSON-ready answer, 
 ``(status, JSON bytes, statistics of this worker)`` for the pool. No answer is larger
 than ``max_response`` bytes: ``/v1/score`` refuses a request whose answer would be
 (answers × (combos + 1) numbers) before scoring it, and any answer that comes out larger
-is replaced by a 422 naming the budget.
+is replaced by a 422 naming the budget. ``/v1/exam/score`` (:mod:`.exams`) scores an
+exam's papers, under the per-request ``timeout`` times its number of items.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from ..http.responses import ApiError, answer, error_payload, finite, floats, js
 from ..http.rules import DEFAULT_CACHE_BYTES, DEFAULT_CACHE_SIZE, Compiler, diagnostics, test_rule
 from ..limits import DEFAULT_LIMITS, Limits
 from ..rule import Rule
+from .exams import ExamClock, score_exam
 
 __all__ = ["Service", "handler", "MAX_CALLS", "DEFAULT_MAX_RESPONSE"]
 
@@ -41,12 +43,18 @@ class Service:
     """The endpoint logic, synchronous: one runs in each worker process (see :func:`handler`)."""
 
     def __init__(self, cache_size: int = DEFAULT_CACHE_SIZE, cache_bytes: int | None = DEFAULT_CACHE_BYTES,
-                 limits: Limits = DEFAULT_LIMITS, max_response: int = DEFAULT_MAX_RESPONSE):
+                 limits: Limits = DEFAULT_LIMITS, max_response: int = DEFAULT_MAX_RESPONSE,
+                 timeout: float | None = None):
+        """``timeout`` is the pool's wall-time budget of one request (seconds; ``None``:
+        none), which an exam gets once per item (see :meth:`exam_score`)."""
         self.compiler = Compiler(cache_size, cache_bytes, limits)
+        self.limits = limits
         self.max_response = max_response
+        self.timeout = timeout
         self.cache = self.compiler.cache
         self.endpoints: dict[str, Callable[[bytes], Any]] = {
             "testRule": self.test_rule, "score": self.score, "check": self.check, "explain": self.explain,
+            "exam": self.exam_score,
         }
 
     def handle(self, kind: str, body: bytes) -> tuple[int, bytes, dict]:
@@ -108,6 +116,14 @@ class Service:
         valid = not any(d.severity == "error" for d in found)
         return {"valid": valid, "diagnostics": diagnostics(found), "combos": list(rule.combo_ids)}
 
+    # POST /v1/exam/score
+    def exam_score(self, body: bytes) -> Any:
+        """An exam's papers scored, each item by its own rule (see :mod:`coscore.server.exams`):
+        the exam compiled with the service's limits, within :data:`~.exams.MAX_EXAM_ITEMS`
+        items, the answer's size checked before scoring, and ``timeout`` seconds per item."""
+        return score_exam(body, limits=self.limits, clock=ExamClock(self.timeout),
+                          max_response=self.max_response)
+
     # POST /v1/explain
     def explain(self, body: bytes) -> Any:
         """One answer scored, with every atom call and its evidence (at most :data:`MAX_CALLS`)."""
@@ -132,10 +148,11 @@ class Service:
 
 
 def handler(cache_size: int = DEFAULT_CACHE_SIZE, cache_bytes: int | None = DEFAULT_CACHE_BYTES,
-            limits: Limits = DEFAULT_LIMITS, max_response: int = DEFAULT_MAX_RESPONSE) -> Callable:
+            limits: Limits = DEFAULT_LIMITS, max_response: int = DEFAULT_MAX_RESPONSE,
+            timeout: float | None = None) -> Callable:
     """A worker's request handler, :meth:`Service.handle` (the factory of the worker pool);
-    rules are compiled with ``limits``."""
-    return Service(cache_size, cache_bytes, limits, max_response).handle
+    rules are compiled with ``limits``; an exam gets ``timeout`` seconds per item."""
+    return Service(cache_size, cache_bytes, limits, max_response, timeout).handle
 
 
 def _kind(rule: Rule, atom_id: str) -> str | None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .. import __version__
 from .endpoints import MAX_CALLS
+from .exams import MAX_EXAM_ITEMS, NO_ANSWER
 
 __all__ = ["OPENAPI"]
 
@@ -110,6 +111,28 @@ OPENAPI: dict = {
                     "warnings": {"type": "array", "items": _ref("Diagnostic")}}}),
             **_ERRORS,
         }),
+        "/v1/exam/score": _post("examScore", "Score students' papers with an exam: each item by its own rule",
+                                {"exam": _ref("Exam"), "papers": {"type": "array", "items": _ref("Paper")}}, {
+            "200": _ok("each paper's results, aligned with the papers: per item what /v1/score gives for its "
+                       "answer, and the weighted total", {"type": "object", "properties": {
+                           "papers": {"type": "array", "items": {
+                               "type": "object", "description": "item name → its result, then total",
+                               "properties": {"total": {**_NUM, "description": "sum of weight x score over the "
+                                                        "exam's items; null when an item failed or has no answer"}},
+                               "additionalProperties": _ref("ItemResult")}},
+                           "warnings": {"type": "object", "description": "item name → its rule's warnings",
+                                        "additionalProperties": {"type": "array", "items": _ref("Diagnostic")}}}}),
+            **_ERRORS,
+            "400": _ok("malformed JSON or request: papers not an array of objects, or a paper naming something "
+                       "that is not an item of the exam", _ref("Error")),
+            "422": _ok(f"invalid exam (every problem, its rules' diagnostics included; a rule given as a path is "
+                       f"one), more than {MAX_EXAM_ITEMS} items (budget exam_items), an answer over the response "
+                       "budget (papers x the sum over items of (combos + 2) numbers; budget response), or over the "
+                       "memory budget", {"oneOf": [_ref("ExamErrors"), _ref("BudgetError")]}),
+            "503": _ok("the request ran past its wall-time budget, the per-request timeout times the exam's "
+                       "number of items (budget time), every worker stayed busy (budget workers), or the server "
+                       "holds too many bytes of bodies (budget in_flight)", _ref("BudgetError")),
+        }),
         "/healthz": _get("health", "Liveness, worker and cache statistics (never waits for a worker)", {
             "200": _ok("the service is up", {"type": "object", "properties": {
                 "status": {"type": "string"}, "version": {"type": "string"},
@@ -140,11 +163,41 @@ OPENAPI: dict = {
         "BudgetError": {"type": "object", "properties": {
             "error": {"type": "string"},
             "budget": {"type": "string", "enum": ["time", "memory", "workers", "body", "body_timeout", "in_flight",
-                                                  "response"]},
-            "limit": {"type": "number", "description": "the budget: seconds, bytes, or workers"}}},
+                                                  "response", "exam_items"]},
+            "limit": {"type": "number", "description": "the budget: seconds, bytes, workers, or items"}}},
         "RuleErrors": {"type": "object", "properties": {
             "error": {"type": "string", "example": "invalid rule"},
             "diagnostics": {"type": "array", "items": _ref("Diagnostic")}}},
+        "Exam": {
+            "type": "object", "description": "An exam as an exam file holds it (docs/exams.md), every rule inline; "
+            "item_column (the long layout) and id are accepted and play no part here",
+            "required": ["items"],
+            "properties": {
+                "name": {"type": "string"}, "id": {"type": "string"}, "item_column": {"type": "string"},
+                "items": {"type": "array", "minItems": 1, "maxItems": MAX_EXAM_ITEMS, "items": {
+                    "type": "object", "required": ["name", "rule", "blanks"], "properties": {
+                        "name": {"type": "string", "description": "unique; not total"},
+                        "rule": _ref("Rule"),
+                        "blanks": {"type": "array", "minItems": 1, "items": {"type": "string"},
+                                   "description": "as many columns as the rule reads (their names play no part)"},
+                        "label": {"type": "string"}, "label2": {"type": "string"},
+                        "weight": {"type": "number", "minimum": 0, "default": 1}}}},
+            },
+        },
+        "Paper": {"type": "object", "description": "one student's answers: item name → that item's answer",
+                  "additionalProperties": _ref("Answer")},
+        "ItemResult": {"type": "object", "properties": {
+            "score": _NUM,
+            "combos": {"type": "object", "additionalProperties": _NUM},
+            "error": {"type": "string", "nullable": True,
+                      "description": f"why the answer failed, or {NO_ANSWER!r}"}}},
+        "ExamProblem": {"type": "object", "properties": {
+            "where": {"type": "string", "example": "items[1] (q2).rule"}, "message": {"type": "string"},
+            "line": {"type": "integer", "nullable": True},
+            "severity": {"type": "string", "enum": ["error", "warning"]}}},
+        "ExamErrors": {"type": "object", "properties": {
+            "error": {"type": "string", "example": "invalid exam"},
+            "problems": {"type": "array", "items": _ref("ExamProblem")}}},
         "ScoringError": {"type": "object", "properties": {
             "error": {"type": "string", "example": "combos.B: division by zero"},
             "exception": {"type": "string", "example": "ZeroDivisionError"}}},

@@ -19,7 +19,7 @@ import numpy as np
 from .misses import Closest, Group, Missed, missed
 from .phrases import Phrase, find, split
 
-__all__ = ["Closest", "Group", "Missed", "Phrase", "Suggestions", "render", "suggest"]
+__all__ = ["Closest", "Group", "Missed", "Phrase", "Suggestions", "render_text", "suggest"]
 
 
 @dataclass
@@ -127,8 +127,9 @@ def _examples(p: Phrase, answers: list[list[str]], marks: np.ndarray, scores: np
             break
 
 
-def render(found: Suggestions, rule: str = "the rule", data: str = "the data") -> str:
-    """The text ``coscore suggest`` prints."""
+def render_text(found: Suggestions, rule: str = "the rule", data: str = "the data") -> str:
+    """The text ``coscore suggest`` prints (:func:`coscore.suggest.render.text`). Not named
+    ``render``: the module :mod:`.render`, once imported, is the package's ``render``."""
     from .render import text
 
     return text(found, rule, data)
