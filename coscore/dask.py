@@ -210,7 +210,8 @@ def _score(ddf: dd.DataFrame, rule: Any, blanks: Sequence[str] | None, label: st
     columns = list(ddf.columns)
     if isinstance(blanks, str):  # one column named on its own
         blanks = [blanks]
-    how = AnswerColumns.resolve("parquet", source, columns, list(blanks) if blanks else None, label)
+    how = AnswerColumns.resolve("parquet", source, columns, list(blanks) if blanks else None, label,
+                                need=compiled.blank_need, name_them="blanks=[COL, ...]")
     chosen = how.blanks
     Scoring((ItemPlan(compiled.plan, how),)).check_no_clash(source, columns)
     meta = ddf._meta
@@ -261,7 +262,7 @@ def score_files(
         rows, errors = _score_dataframe(compiled, data, out_dir, blanks, label, scheduler, progress)
     else:
         names = list(schema.names)
-        columns = AnswerColumns.resolve("parquet", source, names, blanks, label)
+        columns = AnswerColumns.resolve("parquet", source, names, blanks, label, need=compiled.blank_need)
         Scoring((ItemPlan(compiled.plan, columns),)).check_no_clash(source, names)
         _check_arrow_text(source, schema, columns.blanks)
         rows, errors = _score_pieces(pieces, (text, dialect, compiled), columns, fs, out_dir, scheduler, progress)

@@ -63,10 +63,17 @@ def _caret_lines(source: str, column: int) -> str:
 
 
 class RuleError(ValueError):
-    """A rule that cannot be compiled; ``diagnostics`` lists every problem found."""
+    """A rule that cannot be compiled; ``diagnostics`` lists every problem found.
+
+    ``parsed``, when reading the rule got that far, holds the parts of it that were read
+    without a problem: ``(atoms, combos)``, the :class:`~coscore.spec.AtomSpec` of each
+    valid atom by id and the :class:`~coscore.spec.ComboSpec` of each valid combo, so
+    that ``coscore check`` can look into the combos that parsed
+    (:func:`coscore.expr.types.combo_findings`); else ``None``."""
 
     def __init__(self, diagnostics: Iterable[Diagnostic]):
         self.diagnostics: list[Diagnostic] = list(diagnostics)
+        self.parsed: tuple[dict[str, Any], tuple[Any, ...]] | None = None
         super().__init__("\n".join(str(d) for d in self.diagnostics) or "invalid rule")
 
 

@@ -282,7 +282,8 @@ def explain(rule: Any, answer: Sequence[str] | str, source: Mapping[str, Any] | 
     """Score ``answer`` with ``rule`` (a compiled :class:`coscore.Rule`), tracing every
     atom call and evaluating each combo's expression on its own. ``source`` is accepted
     for compatibility; the definitions come from the compiled rule."""
-    from .expr.evaluate import Answer, compile_tree
+    from .expr.evaluate import Answer, OperandError, compile_tree
+    from .expr.failures import reason
 
     blanks = [answer] if isinstance(answer, str) else list(answer)
     outcome, calls = rule.trace(blanks)
@@ -291,7 +292,9 @@ def explain(rule: Any, answer: Sequence[str] | str, source: Mapping[str, Any] | 
     for spec in rule.spec.combos:
         trace = ComboTrace(spec.id, outcome.combos.get(spec.id), spec.text, spec.score, spec.mode)
         try:
-            trace.expression_value = compile_tree(spec.tree)(state)
+            trace.expression_value = compile_tree(spec.tree, explain=True)(state)
+        except OperandError as exc:  # an operator given what it does not take: in the rule's terms
+            trace.expression_error = reason(exc)
         except Exception as exc:  # noqa: BLE001 - the answer's own error, shown to the author
             trace.expression_error = str(exc) or type(exc).__name__
         combos[spec.id] = trace

@@ -13,17 +13,26 @@ import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .diagnostics import shorten
 from .io import AnswerColumns, InputError, format_of, open_reader
-from .io.blanks import ID_COLUMN
+from .io.identifiers import id_column as id_of
 from .pipeline.tables import answer_lists
+
+if TYPE_CHECKING:
+    from .results import Batch
+    from .rule import Rule
 
 #: Columns ``coscore score`` adds; never taken as blanks.
 RESULT_PREFIX = "coscore_"
+#: What a mark that is not a number (缺考, absent, -) does (``--missing-marks``): ``error``
+#: stops at the first, naming it; ``skip`` leaves its row out of the figures, counted
+#: (:func:`left_out`). An empty mark is no mark either way; a mark that is not finite or
+#: lies outside 0–10 is an error either way (:func:`mark_column`).
+MISSING_MARKS = ("error", "skip")
 
 
 class Rows(Sequence[Any]):
@@ -140,6 +149,13 @@ class Table:
     #: For a :meth:`subset`, the 0-based row of the file that each row is (``None``: row
     #: ``i`` is the file's row ``i``).
     origin: np.ndarray | None = None
+    #: The column that names each row (``--id``; ``None``: ``id``, ``学号``… when there is one).
+    id_column: str | None = None
+    #: The columns left out of the default blanks: they look like identifiers or groups.
+    skipped: tuple[tuple[str, str], ...] = ()
+    #: What a mark that is not a number does (:data:`MISSING_MARKS`): ``error`` stops at it,
+    #: ``skip`` leaves its row out (:meth:`marks_of`, :func:`left_out`).
+    missing_marks: str = "error"
 
     def __len__(self) -> int:
         return len(self.answers)
@@ -155,42 +171,57 @@ class Table:
         origin = self.origin[rows] if self.origin is not None else rows
         blanks = self.blanks.take(rows) if self.blanks is not None else None
         return Table(self.source, {name: values.take(rows) for name, values in self.columns.items()},
-                     self.answers.take(rows), self.places.take(rows), self.label, self.marks[rows], blanks, origin)
+                     self.answers.take(rows), self.places.take(rows), self.label, self.marks[rows], blanks, origin,
+                     self.id_column, self.skipped, self.missing_marks)
 
-    def score(self, rule: Any) -> Any:
-        """Every answer scored by ``rule`` (a :class:`coscore.Rule`): its
-        :class:`~coscore.results.Batch`, in row order."""
-        return rule.score_many(self.blanks if self.blanks is not None else list(self.answers))
+    def score(self, rule: Rule) -> Batch:
+        """Every answer scored by ``rule``: its :class:`~coscore.results.Batch`, in row order."""
+        if self.blanks is None:
+            return rule.score_many(list(self.answers))
+        return rule.score_many(list(self.blanks.columns))   # the columns as chosen, in order (not a table)
 
     @property
     def ids(self) -> Sequence[str]:
-        """The ``id`` column as text, or the row numbers when there is none."""
-        if ID_COLUMN in self.columns:
-            return _Ids(self.columns[ID_COLUMN])
+        """The id column (:attr:`id_column`) as text, or the row numbers when there is none."""
+        column = self.id_column if self.id_column is not None else id_of(list(self.columns))
+        if column is not None and column in self.columns:
+            return _Ids(self.columns[column])
         return [str(self.row_number(i)) for i in range(len(self))]
 
-    def numbers(self, column: str) -> np.ndarray:
-        """``column`` as floats (NaN where empty); :class:`InputError` names a bad cell."""
+    def numbers(self, column: str, lenient: bool = False) -> np.ndarray:
+        """``column`` as floats (NaN where empty); :class:`InputError` names a bad cell
+        (``lenient``: a cell that is not a number is NaN too)."""
         if column not in self.columns:
             raise InputError(self.source, f"no such column (columns: {', '.join(self.columns)})", column=column)
         out = np.empty(len(self), dtype=np.float64)
         places = self.places
         for start, part in self.columns[column].parts():
             out[start : start + len(part)] = number_column(
-                part, self.source, column, lambda j, start=start: places[start + j]
+                part, self.source, column, lambda j, start=start: places[start + j], lenient
             )
         return out
 
+    def marks_of(self, column: str, what: str = "mark") -> np.ndarray:
+        """``column`` as marks, by :attr:`missing_marks` (:func:`mark_column`)."""
+        return mark_column(self, column, self.missing_marks, what)
 
-def number_cell(value: Any, source: str, column: str, where: dict[str, int]) -> float:
-    """A cell as a float: NaN when empty; :class:`InputError` at ``where`` when it is not a number."""
+
+def number_cell(value: Any, source: str, column: str, where: dict[str, int], lenient: bool = False) -> float:
+    """A cell as a float: NaN when empty; :class:`InputError` at ``where`` when it is not a
+    number (``lenient``: NaN). An integer beyond a float's range is infinite (with its sign)."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return math.nan
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        if lenient:
+            return math.nan
         raise InputError(source, f"expected a number, got {shorten(repr(value), 80)}", column=column, **where)
     try:
         return float(value)
+    except OverflowError:   # an int of 400 digits
+        return math.inf if value > 0 else -math.inf
     except ValueError:
+        if lenient:
+            return math.nan
         raise InputError(source, f"expected a number, got {shorten(repr(value), 80)}", column=column, **where) from None
 
 
@@ -198,12 +229,14 @@ def number_cell(value: Any, source: str, column: str, where: dict[str, int]) -> 
 _PLAIN_NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 
 
-def number_column(values: Any, source: str, column: str, where: Callable[[int], dict[str, int]]) -> np.ndarray:
+def number_column(values: Any, source: str, column: str, where: Callable[[int], dict[str, int]],
+                  lenient: bool = False) -> np.ndarray:
     """The cells of ``values`` (a list, or an Arrow array) as floats, each what
-    :func:`number_cell` gives (``where(i)`` locates cell ``i`` for its error): numbers and
-    plain numeric text of Arrow arrays converted at once, other cells one by one."""
+    :func:`number_cell` gives (``where(i)`` locates cell ``i`` for its error; ``lenient``:
+    NaN for a cell that is not a number): numbers and plain numeric text of Arrow arrays
+    converted at once, other cells one by one."""
     if not hasattr(values, "type") or not hasattr(values, "to_pylist"):
-        return _cells(values, range(len(values)), source, column, where)
+        return _cells(values, range(len(values)), source, column, where, lenient)
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -214,10 +247,11 @@ def number_column(values: Any, source: str, column: str, where: Callable[[int], 
     kind = values.type
     if pa.types.is_dictionary(kind):
         values, kind = values.cast(kind.value_type), kind.value_type
-    if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_null(kind):
+    if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_null(kind) \
+            or pa.types.is_decimal(kind):
         return float_values(pc.cast(values, pa.float64(), safe=False)).copy()
     if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
-        return _cells(values.to_pylist(), range(len(values)), source, column, where)
+        return _cells(values.to_pylist(), range(len(values)), source, column, where, lenient)
     plain = pc.fill_null(pc.match_substring_regex(values, _PLAIN_NUMBER), False)
     empty = pc.fill_null(pc.equal(pc.binary_length(values), 0), True)
     out = np.full(len(values), math.nan)
@@ -227,15 +261,133 @@ def number_column(values: Any, source: str, column: str, where: Callable[[int], 
     other = np.flatnonzero(~taken & ~np.asarray(empty))
     if other.size:
         cells = values.take(pa.array(other)).to_pylist()
-        out[other] = _cells(cells, other.tolist(), source, column, where)
+        out[other] = _cells(cells, other.tolist(), source, column, where, lenient)
     return out
 
 
 def _cells(values: Sequence[Any], rows: Iterable[int], source: str, column: str,
-           where: Callable[[int], dict[str, int]]) -> np.ndarray:
+           where: Callable[[int], dict[str, int]], lenient: bool = False) -> np.ndarray:
     return np.fromiter(
-        (number_cell(v, source, column, where(i)) for v, i in zip(values, rows)), dtype=np.float64, count=len(values)
+        (number_cell(v, source, column, where(i), lenient) for v, i in zip(values, rows)), dtype=np.float64,
+        count=len(values)
     )
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """The rows of a mark column left out of the figures because their cell is empty or
+    not a number (``--missing-marks skip``): how many (``rows``), and each such value as
+    written (``""``: empty) with its rows, the most frequent first. ``what`` the column
+    holds: ``mark``, ``second mark`` or ``score`` (a scorer column of ``compare``)."""
+
+    column: str
+    what: str
+    rows: int
+    values: dict[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"column", "rows", "values": {value: rows}}``."""
+        return {"column": self.column, "rows": self.rows, "values": dict(self.values)}
+
+    def describe(self) -> str:
+        """One line: ``12 rows left out: their mark in 教师A is empty or not a number (缺考 ×11, - ×1)``."""
+        shown = [f"{shorten(value, 40) if value else 'empty'} ×{count}" for value, count in self.values.items()]
+        if len(shown) > 8:
+            shown = [*shown[:8], f"{len(shown) - 8} more values"]
+        rows = f"{self.rows} row{'s' * (self.rows != 1)}"
+        its = "their" if self.rows != 1 else "its"
+        where = f"{its} {self.what} in {shorten(self.column, 80)} is empty or not a number ({', '.join(shown)})"
+        if self.what == "second mark":
+            return f"{rows} left out of the human–human figures: {where}"
+        return f"{rows} left out: {where}"
+
+
+def mark_column(table: Table, column: str, missing: str = "error", what: str = "mark") -> np.ndarray:
+    """``column`` of ``table`` as marks on coscore's 0–10 scale: floats, NaN where the cell
+    is empty (a NaN of a column of numbers is an empty cell) and, with ``missing="skip"``,
+    where it is not a number (缺考, absent, -: :func:`left_out` counts them). Raises
+    :class:`InputError` at the cell's row and column, in file order: with
+    ``missing="error"`` for a mark that is not a number (the message says to give
+    ``--missing-marks skip``); whatever ``missing`` says, for one that is not finite (``inf``,
+    ``nan`` written as text) or lies outside 0–10 (``50000``, ``1e999``): ``skip`` is for marks not
+    recorded, not for wrong ones. ``what`` names the values in messages."""
+    from .expr.ranges import SCALE
+
+    if missing not in MISSING_MARKS:
+        raise ValueError(f"missing must be one of {', '.join(MISSING_MARKS)}, not {missing!r}")
+    values = table.numbers(column, lenient=True)
+    low, high = SCALE
+    with np.errstate(invalid="ignore"):
+        odd = np.flatnonzero(~((values >= low) & (values <= high)))   # NaN, ±inf and out of range
+    cells = table.columns[column]
+    for i in odd.tolist():
+        value = float(values[i])
+        cell = cells[i]
+        if math.isnan(value):
+            if _no_value(cell):
+                continue
+            if not _reads_as_nan(cell):   # not a number
+                if missing == "skip":
+                    continue
+                raise InputError(table.source, f"expected a number, got {shorten(repr(cell), 80)}; give "
+                                 "--missing-marks skip to leave such rows out", column=column, **table.places[i])
+        shown = _shown(cell)
+        if math.isnan(value) or (math.isinf(value) and _names_infinity(cell)):   # not 1e999: a number too large
+            problem = f"the {what} {shown} is not a finite number: correct it (a {what} from 0 to 10)"
+        else:
+            problem = (f"the {what} {shown} is outside the 0–10 scale of coscore's scores: correct it (a {what} on "
+                       "another scale must be rescaled to 0–10)")
+        raise InputError(table.source, f"{problem}, or empty the cell to leave the row out; --missing-marks skip "
+                         f"leaves out only {what}s that are not recorded, not wrong ones", column=column,
+                         **table.places[i])
+    return values
+
+
+def left_out(table: Table, column: str, values: np.ndarray | None = None, what: str = "mark") -> LeftOut:
+    """The rows whose ``values`` (of ``column``; default the table's marks) are NaN — empty
+    or, read with ``--missing-marks skip``, not a number — with the values their cells
+    hold (:class:`LeftOut`)."""
+    values = table.marks if values is None else values
+    cells = table.columns.get(column)
+    counts: dict[str, int] = {}
+    for i in np.flatnonzero(np.isnan(values)).tolist():
+        cell = cells[i] if cells is not None else None
+        key = "" if _no_value(cell) else shorten(str(cell).strip(), 80)
+        counts[key] = counts.get(key, 0) + 1
+    ordered = dict(sorted(counts.items(), key=lambda item: -item[1]))   # stable: ties in file order
+    return LeftOut(column, what, sum(counts.values()), ordered)
+
+
+def _no_value(cell: Any) -> bool:
+    """Whether a cell holds no mark: empty, blank text, or a NaN of a column of numbers."""
+    return cell is None or (isinstance(cell, str) and not cell.strip()) or (isinstance(cell, float) and math.isnan(cell))
+
+
+def _reads_as_nan(cell: Any) -> bool:
+    """Whether a cell is text that reads as the number NaN (``nan``, ``NaN``)."""
+    if not isinstance(cell, str):
+        return False
+    try:
+        return math.isnan(float(cell))
+    except ValueError:
+        return False
+
+
+def _names_infinity(cell: Any) -> bool:
+    """Whether a cell that reads as infinite says so (``inf``, ``-Infinity``, a float's
+    infinity), rather than being a number too large for a float (``1e999``)."""
+    if isinstance(cell, float):
+        return True
+    return isinstance(cell, str) and cell.strip().lstrip("+-").lower() in ("inf", "infinity")
+
+
+def _shown(cell: Any) -> str:
+    """A cell as a message quotes it: text quoted, a number as written (``50000``, ``-3``)."""
+    if isinstance(cell, str):
+        return shorten(repr(cell), 80)
+    if isinstance(cell, float) and cell.is_integer():
+        return str(int(cell))
+    return shorten(str(cell), 80)
 
 
 def read_table(
@@ -244,14 +396,24 @@ def read_table(
     blanks: Sequence[str] | None = None,
     label: str | None = None,
     exclude: Sequence[str] = (),
+    *,
+    need: tuple[int, bool] | None = None,
+    reader_name: str = "the rule",
+    id_column: str | None = None,
+    missing_marks: str = "error",
     **reading: Any,
 ) -> Table:
-    """Read ``path`` whole. Blank columns: ``blanks``, else every column except ``id``, the
-    label, ``exclude`` and ``coscore score``'s result columns. ``reading`` are the options
-    of :func:`coscore.io.open_reader` (``encoding``, ``sheet``, ``max_cell_chars``, …). A
-    CSV/TSV whose header is ``text`` or ``text,score`` is read in the original CoScore layout, and so is the
-    ``text`` column of a file ``coscore score`` wrote from that layout (``text``,
-    ``score`` and ``coscore_*`` columns: blanks split on ``-``, the mark in ``score``)."""
+    """Read ``path`` whole. Blank columns: ``blanks``, else the columns but ``id``, the
+    label, ``exclude``, ``coscore score``'s result columns and those that look like
+    identifiers or groups, taken only when they fit ``need`` — how many blanks the rule to
+    score (``reader_name``) reads (:meth:`coscore.io.AnswerColumns.resolve`). ``id_column``
+    names the rows (``--id``; default ``id`` or ``学号``… when the file has one).
+    ``reading`` are the options of :func:`coscore.io.open_reader` (``encoding``, ``sheet``,
+    ``max_cell_chars``, …). A CSV/TSV whose header is ``text`` or ``text,score`` is read in
+    the original CoScore layout, and so is the ``text`` column of a file ``coscore score``
+    wrote from that layout (``text``, ``score`` and ``coscore_*`` columns: blanks split on
+    ``-``, the mark in ``score``). The marks are :func:`mark_column`'s (``missing_marks``:
+    what a mark that is not a number does)."""
     try:
         chosen = fmt or format_of(path)
     except ValueError as exc:
@@ -262,53 +424,74 @@ def read_table(
                 chosen = "coscore"
     with open_reader(path, chosen, **reading) as reader:
         source = reader.source
-        names = blanks
         legacy = False  # a file 'coscore score' wrote from the original layout: split 'text' on '-'
-        if not names and chosen not in ("coscore", "jsonl"):
+        if not blanks and chosen not in ("coscore", "jsonl"):
             own = [c for c in reader.columns if not c.startswith(RESULT_PREFIX)]
             legacy = own in (["text"], ["text", "score"]) and len(own) < len(reader.columns) \
                 and label in (None, "score") and not exclude
             label = "score" if legacy and "score" in own else label
-            skip = {ID_COLUMN, label, *exclude}
-            names = [c for c in own if c not in skip]
-        how = AnswerColumns.resolve(chosen, source, reader.columns, names or None, label)
-        select = AnswerColumns("coscore", (), how.label).select if legacy else how.select
-        columns, places, [(answers, selected)] = _read_whole(reader, [select])
-    return _marked_table(source, columns, places, answers, selected, how.label)
+        if id_column is not None and id_column not in reader.columns and chosen != "jsonl":
+            raise InputError(source, f"no such column (the --id column; columns: {', '.join(reader.columns)})",
+                             column=id_column)
+        chunks = iter(reader.chunks())
+        first = next(chunks, None)   # its rows tell a column of student ids from a blank
+        if legacy:
+            how = AnswerColumns("coscore", (), label)
+        else:
+            how = AnswerColumns.resolve(chosen, source, reader.columns, blanks, label,
+                                        exclude=[*exclude, *([id_column] if id_column else [])], need=need,
+                                        sample=first, reader=reader_name, required=False,
+                                        header_at=getattr(reader, "header_row", None))
+        columns, places, [(answers, selected)] = _read_whole(_again(first, chunks), [how.select])
+    table = _marked_table(source, columns, places, answers, selected, how.label, missing_marks)
+    table.id_column = id_of(list(columns), id_column)
+    table.skipped = how.skipped
+    return table
+
+
+def _again(first: Any, chunks: Iterator[Any]) -> Iterator[Any]:
+    """``first`` (unless ``None``: no chunk), then the rest of ``chunks``."""
+    if first is not None:
+        yield first
+    yield from chunks
 
 
 def read_tables(
     path: str | os.PathLike[str],
     fmt: str | None,
     choices: Sequence[tuple[Sequence[str], str | None]],
+    *,
+    missing_marks: str = "error",
     **reading: Any,
 ) -> list[Table]:
     """Read ``path`` whole once, for several sets of blank columns (the items of an exam):
     one :class:`Table` per ``(blanks, label)`` of ``choices``, each as :func:`read_table`
     with those ``blanks`` and that ``label`` gives it, all sharing the file's columns and
-    places (read once). ``blanks`` may not be empty. Raises
-    :class:`~coscore.io.InputError` naming the first column missing."""
+    places (read once). ``blanks`` may not be empty; ``missing_marks`` as for
+    :func:`read_table`. Raises :class:`~coscore.io.InputError` naming the first column
+    missing."""
     try:
         chosen = fmt or format_of(path)
     except ValueError as exc:
         raise InputError(str(path), str(exc)) from None
     with open_reader(path, chosen, **reading) as reader:
         source = reader.source
-        hows = [AnswerColumns.resolve(chosen, source, reader.columns, list(blanks), label)
+        hows = [AnswerColumns.resolve(chosen, source, reader.columns, list(blanks), label,
+                                      header_at=getattr(reader, "header_row", None))
                 for blanks, label in choices]
-        columns, places, picked = _read_whole(reader, [how.select for how in hows])
-    return [_marked_table(source, columns, places, answers, selected, how.label)
+        columns, places, picked = _read_whole(reader.chunks(), [how.select for how in hows])
+    return [_marked_table(source, columns, places, answers, selected, how.label, missing_marks)
             for how, (answers, selected) in zip(hows, picked)]
 
 
-def _read_whole(reader: Any, selects: Sequence[Callable[[Any], list[Any]]]
+def _read_whole(chunks: Iterable[Any], selects: Sequence[Callable[[Any], list[Any]]]
                 ) -> tuple[dict[str, Rows], Rows, list[tuple[Rows, list[Any]]]]:
-    """Every chunk of ``reader``: its columns and places, and for each of ``selects`` (an
-    :meth:`AnswerColumns.select`) the answers and the blank columns it picks."""
+    """Every chunk of ``chunks`` (a reader's): its columns and places, and for each of
+    ``selects`` (an :meth:`AnswerColumns.select`) the answers and the blank columns it picks."""
     columns: dict[str, Rows] = {}
     places = Rows()
     picked: list[tuple[Rows, list[Any]]] = [(Rows(), []) for _ in selects]
-    for chunk in reader.chunks():
+    for chunk in chunks:
         n = len(chunk)
         before = len(places)
         for select, (answers, selected) in zip(selects, picked):
@@ -329,14 +512,18 @@ def _read_whole(reader: Any, selects: Sequence[Callable[[Any], list[Any]]]
 
 
 def _marked_table(source: str, columns: dict[str, Rows], places: Rows, answers: Rows, selected: list[Any],
-                  label: str | None) -> Table:
-    """The :class:`Table` of what :func:`_read_whole` read, with the marks of ``label``."""
+                  label: str | None, missing_marks: str = "error") -> Table:
+    """The :class:`Table` of what :func:`_read_whole` read, with the marks of ``label``
+    (:func:`mark_column`)."""
+    if missing_marks not in MISSING_MARKS:
+        raise ValueError(f"missing_marks must be one of {', '.join(MISSING_MARKS)}, not {missing_marks!r}")
     table = Table(source, columns, answers, places, label, np.full(len(answers), math.nan), _joined(selected))
+    table.missing_marks = missing_marks
     if label is not None:
         if label not in columns and len(answers):
             raise InputError(source, "no such column", column=label)
         if label in columns:
-            table.marks = table.numbers(label)
+            table.marks = table.marks_of(label)
     return table
 
 
@@ -346,11 +533,12 @@ def read_marked(
     blanks: Sequence[str] | None = None,
     label: str = "score",
     exclude: Sequence[str] = (),
-    **reading: Any,
+    **options: Any,
 ) -> Table:
-    """:func:`read_table` of a file that must have the mark column ``label``: an
+    """:func:`read_table` of a file that must have the mark column ``label`` (``options``:
+    its ``need``, ``reader_name``, ``id_column`` and reading options): an
     :class:`~coscore.io.InputError` naming the columns it has when it has not."""
-    table = read_table(path, fmt, blanks, label, exclude, **reading)
+    table = read_table(path, fmt, blanks, label, exclude, **options)
     if table.label is None or table.label not in table.columns:
         raise InputError(table.source, f"no such column (columns: {', '.join(table.columns)})", column=label)
     return table
@@ -391,7 +579,7 @@ def _places(lines: Sequence[int], unit: str, size: int) -> list[dict[str, int]]:
 
 def _quiet(reading: dict[str, Any]) -> dict[str, Any]:
     """``reading`` for a first look at a file: what ``auto`` chose is said once, when it is read."""
-    return {**reading, "on_encoding": None}
+    return {**reading, "on_encoding": None, "on_header": None}
 
 
 def file_hash(path: str | os.PathLike[str]) -> str:

@@ -53,9 +53,11 @@ def _decode(data: str | bytes, where: str) -> dict:
         hint = ""
         if where == "rule" and not data.lstrip().startswith(("{", "[")):
             hint = " (to compile a file, pass a pathlib.Path)"
-        raise RuleError(
-            [Diagnostic(where, f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}{hint}")]
-        ) from None
+        quotes = _quotes_in_combos(data, where)
+        found = [d for at, d in quotes]
+        if not any(at < exc.pos <= at + 2 for at, _ in quotes):  # else the first quote is this very error
+            found.insert(0, Diagnostic(where, f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}{hint}"))
+        raise RuleError(found) from None
     except RecursionError:
         raise RuleError([Diagnostic(where, _too_deep(data))]) from None
     except ValueError as exc:  # a number with more digits than Python converts
@@ -65,6 +67,34 @@ def _decode(data: str | bytes, where: str) -> dict:
     if not isinstance(value, dict):
         raise RuleError([Diagnostic(where, f"a rule is a JSON object, not {json_type(value)}")])
     return value
+
+
+_COMBO_TEXT = re.compile(r'"combo"\s*:\s*"')
+_NEXT_KEY = re.compile(r'"[^"\n]*"\s*:')
+
+
+def _quotes_in_combos(text: str, where: str) -> list[tuple[int, Diagnostic]]:
+    """For JSON that does not parse: every combo whose text holds a bare ``"`` (``"combo":
+    "T(0) == "是""``: the quote ends the JSON string early), each named by its line and
+    column (with the quote's offset in ``text``), so that all of them are listed at once,
+    not one per run."""
+    found = []
+    for match in _COMBO_TEXT.finditer(text):
+        try:
+            _, end = json.decoder.scanstring(text, match.end())
+        except (json.JSONDecodeError, ValueError):
+            continue
+        rest = text[end:end + 200].lstrip(" \t\r\n")
+        if rest[:1] in (",", "}", "") or _NEXT_KEY.match(rest):  # the combo ended there (a comma may be missing)
+            continue
+        line = text.count("\n", 0, end - 1) + 1
+        column = end - 1 - (text.rfind("\n", 0, end - 1) + 1) + 1
+        found.append((end - 1, Diagnostic(where, f"invalid JSON at line {line}, column {column}: this '\"' inside a combo "
+                                "ends its text early: write \\\" for a quote inside it, or quote strings with ' "
+                                "(T(0) == '是')")))
+        if len(found) == 100:
+            break
+    return found
 
 
 _JSON_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[{]|[\]}]')
@@ -124,7 +154,9 @@ def read(source: RuleSource, dialect: str | None = None, limits: Limits = DEFAUL
         problems.append(Diagnostic(where, f"must be \"coscore\" or \"manual\", not {json.dumps(chosen, ensure_ascii=False)}"))
 
     if problems:
-        raise RuleError(problems + [w for w in warnings])
+        error = RuleError(problems + [w for w in warnings])
+        error.parsed = (atoms or {}, tuple(combos or ()))  # what was read well: check looks into it
+        raise error
     problems = _over_budget(rule, atoms or {}, limits)
     if problems:
         raise RuleError(problems)

@@ -24,7 +24,8 @@ class Rule:
     """A compiled CoScore rule. Make one with :func:`coscore.compile`.
 
     Attributes: ``spec`` (the validated :class:`~coscore.spec.RuleSpec`), ``plan`` (what
-    the engine scores with: :class:`coscore.engine.Plan`), ``warnings``,
+    the engine scores with: :class:`coscore.engine.Plan`), ``blank_need`` (how many blanks it
+    reads), ``warnings``,
     ``atoms`` (id → prepared atom), ``combo_ids`` (rule order), ``combo_mode``, ``dialect``,
     ``limits`` (its :class:`~coscore.limits.Limits`).
     """
@@ -40,6 +41,9 @@ class Rule:
         self.combo_mode: str = plan.combo_mode
         self.dialect: str = plan.spec.dialect
         self.limits: Limits = plan.limits
+        #: How many blanks the rule reads: ``(count, any_number)``, a
+        #: :class:`coscore.expr.reads.BlankNeed` (``T(1)`` reads 2; ``T('*')`` any number).
+        self.blank_need = plan.blank_need
 
     def __repr__(self) -> str:
         return f"<coscore.Rule {len(self.atoms)} atoms, combos {','.join(self.combo_ids)} {self.combo_mode}>"
@@ -82,7 +86,7 @@ class Rule:
         read (in C, without the GIL) by a second thread, a chunk ahead of scoring. The
         result equals scoring each answer with :meth:`score`.
         """
-        table = _tables.blank_table(answers, self.plan.blanks_read)
+        table = _tables.blank_table(answers, self.plan.blanks_read, self.blank_need)
         if table is not None:
             return _stream.score_table(self.plan, table, jobs=jobs, chunk_size=chunk_size)
         if chunk_size is None:  # a stream: threads share the GIL-held steps better over larger chunks
@@ -103,7 +107,7 @@ class Rule:
         """
         if chunk_size < 1:
             raise ValueError("chunk_size must be at least 1")
-        tables, python = _tables.table_stream(answers, self.plan.blanks_read, chunk_size)
+        tables, python = _tables.table_stream(answers, self.plan.blanks_read, chunk_size, self.blank_need)
         return _stream.score_tables(self.plan, tables, jobs=jobs, ahead=not python)
 
 

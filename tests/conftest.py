@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+from webapp_support import NEEDS_SHARED
 
 import coscore
+
+# Hypothesis: the same examples on every CI run (a failure there is reproduced by running
+# again); elsewhere random ones. HYPOTHESIS_PROFILE chooses a profile, else CI being set does.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "default"))
 
 DATA = Path(__file__).parent / "data"
 DEMO = Path(__file__).parent.parent / "coscore" / "data" / "demo"
@@ -78,3 +86,26 @@ def floats(values: list):
     import numpy as np
 
     return np.array([math.nan if v in (None, "") else float(v) for v in values])
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    """Why a skipped test was skipped (its longrepr is (file, line, reason); a list once it
+    has come from a pytest-xdist worker)."""
+    longrepr = report.longrepr
+    if isinstance(longrepr, (tuple, list)) and len(longrepr) == 3:
+        return str(longrepr[2])
+    return str(longrepr)
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter):
+    """One line at the end (after the short summary, before the counts) for the tests skipped
+    because ``../shared`` is missing (each says so in its reason, ``webapp_support.NEEDS_SHARED``):
+    counted from the reports, which under pytest-xdist the workers send to this process."""
+    yield
+    needing = {report.nodeid for report in terminalreporter.stats.get("skipped", ())
+               if NEEDS_SHARED in _skip_reason(report)}
+    if needing:
+        terminalreporter.write_line(
+            f"{len(needing)} tests need ../shared (the original CoScore app): skipped — "
+            "set COSCORE_SHARED to its path to run them", yellow=True)

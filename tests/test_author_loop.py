@@ -32,7 +32,8 @@ def test_check_finds_what_the_issue_listed(tmp_path):
     assert "score 20 is outside the 0–10 scale" in out and "score -2 is outside" in out
     assert "every answer fails: no score; needs 2 blanks (the data has 1 blank)" in out
     report = json.loads(text(run("check", rule, "--data", data, "--json"))[0])
-    assert report["errors"] == 2 and report["data_blanks"] == {"min": 1, "max": 1} and report["blanks_needed"] == 2
+    assert "data: " in out and "reads 2 blanks (T(0)…T(1)), but the data has 1 column that could be blanks" in out
+    assert report["errors"] == 3 and report["data_blanks"] == {"min": 1, "max": 1} and report["blanks_needed"] == 2
     assert report["always_fails"] and report["score_range"] is None
 
 

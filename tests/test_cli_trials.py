@@ -9,6 +9,7 @@ subprocesses.
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import gc
 import json
@@ -18,6 +19,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -95,7 +97,7 @@ def big(n: int, letter: str = "x") -> str:
 @pytest.fixture
 def inputs(tmp_path: Path) -> dict[str, Path]:
     made = {"rule": write_rule(tmp_path / "r.json"),
-            "data": write_csv(tmp_path / "d.csv", ["id", "answer", "mark"], [[1, "a", 5], [2, "b", 0]])}
+            "data": write_csv(tmp_path / "d.csv", ["id", "answer"], [[1, "a"], [2, "b"]])}
     many = json.loads(json.dumps(RULE))
     many["combos"] = {big(5000, str(i)): {"combo": "Y(0) + " + big(3000, "1"), "score": 1, "mode": "logic"}
                       for i in range(20)}
@@ -136,9 +138,9 @@ def test_an_invalid_rule_lists_a_few_problems_briefly(inputs, capsys):
 
 @pytest.mark.parametrize("argv", [
     ["check", "{many}"],
-    ["report", "{scored}", "--label", "mark", "--rule", "{rule}", "--by", "school"],
+    ["report", "{scored}", "--label", "mark", "--rule", "{rule}", "--by", "school", "--blanks", "answer"],
     ["compare", "{scored}", "--label", "mark", "{rule}", "--blanks", "answer"],
-    ["explain", "{rule}", "{scored}", "--label", "mark", "--row", "1"],
+    ["explain", "{rule}", "{scored}", "--label", "mark", "--row", "1", "--blanks", "answer"],
 ])
 def test_every_report_line_is_short(inputs, capsys, argv):
     status, out, err = run(*[a.format(**inputs) for a in argv], capsys=capsys)
@@ -219,7 +221,7 @@ def test_output_through_a_link_replaces_its_target_from_beside_it(inputs, tmp_pa
     assert status == 2 and target.read_text(encoding="utf-8") == "old\n"  # a failed run leaves the target
     status, _, err = run("score", inputs["rule"], inputs["data"], "-o", link, capsys=capsys)
     assert status == 0, err
-    assert link.is_symlink() and target.read_text(encoding="utf-8").startswith("id,answer,mark,coscore_score")
+    assert link.is_symlink() and target.read_text(encoding="utf-8").startswith("id,answer,coscore_score")
     assert made and all(Path(d) == elsewhere.resolve() for d in made)
     assert target.stat().st_mode & 0o777 == 0o640  # the file replaced keeps its permissions
     assert sorted(p.name for p in elsewhere.iterdir()) == ["scores.csv"]
@@ -251,6 +253,20 @@ def _env() -> dict[str, str]:
 SIGNALS = [s for s in ("SIGTERM", "SIGHUP", "SIGINT") if hasattr(signal, s)]
 
 
+@contextlib.contextmanager
+def heeded(signum: int) -> Iterator[None]:
+    """Within the block, ``signum`` is not ignored by this process, nor by the processes it starts
+    (they inherit an ignored signal: under ``nohup`` SIGHUP is, SIGINT in a shell's background
+    job), so that coscore handles it; what was there before is put back after."""
+    before = signal.getsignal(signum)
+    if before is signal.SIG_IGN:
+        signal.signal(signum, signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL)
+    try:
+        yield
+    finally:
+        signal.signal(signum, before)
+
+
 @pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
 @pytest.mark.parametrize("name", SIGNALS)
 @pytest.mark.parametrize("suffix", [".csv", ".xlsx", ".jsonl", ".parquet"])
@@ -259,9 +275,11 @@ def test_a_signal_mid_run_leaves_nothing_and_prints_one_line(tmp_path, name, suf
     temporary output and waits for more when the signal comes."""
     rule = write_rule(tmp_path / "r.json")
     out = tmp_path / f"out{suffix}"
-    proc = subprocess.Popen([sys.executable, "-m", "coscore", "score", str(rule), "-", "--format", "jsonl",
-                             "--chunk-size", "50", "-o", str(out)], stdin=subprocess.PIPE, stderr=subprocess.PIPE,
-                            cwd=ROOT, env=_env())
+    signum = getattr(signal, name)
+    with heeded(signum):   # the run inherits how the signal is handled: not ignored, as in a terminal
+        proc = subprocess.Popen([sys.executable, "-m", "coscore", "score", str(rule), "-", "--format", "jsonl",
+                                 "--chunk-size", "50", "-o", str(out)], stdin=subprocess.PIPE,
+                                stderr=subprocess.PIPE, cwd=ROOT, env=_env())
     assert proc.stdin is not None
     rows = "".join(json.dumps({"id": i, "answer": "ab" * (i % 7)}) + "\n" for i in range(500))
     proc.stdin.write(rows.encode())
@@ -271,7 +289,6 @@ def test_a_signal_mid_run_leaves_nothing_and_prints_one_line(tmp_path, name, suf
         assert time.monotonic() < deadline and proc.poll() is None, "the run never started writing"
         time.sleep(0.05)
     time.sleep(0.3)  # the chunks read are scored and written
-    signum = getattr(signal, name)
     proc.send_signal(signum)
     _, err = proc.communicate(timeout=60)
     proc.stdin.close()
@@ -315,15 +332,27 @@ def test_finalizers_of_an_abandoned_output_say_nothing(unraisable):
         def __del__(self) -> None:
             raise ValueError("I/O operation on closed file")
 
-    with pytest.raises(Stopped):
-        with stop_on_signals():
-            Broken()
-            signal.raise_signal(signal.SIGHUP)
-            time.sleep(5)
+    with heeded(signal.SIGHUP), pytest.raises(Stopped), stop_on_signals():
+        Broken()
+        signal.raise_signal(signal.SIGHUP)
+        time.sleep(5)
     assert unraisable == []
     Broken()
     gc.collect()  # once the run is over, a failing finalizer is reported again
     assert [type(e) for e in unraisable] == [ValueError]
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="POSIX signals")
+def test_a_signal_ignored_by_whoever_started_the_run_stays_ignored():
+    """Under ``nohup`` (SIGHUP ignored) a hang-up does not stop the run."""
+    before = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        with stop_on_signals():
+            signal.raise_signal(signal.SIGHUP)
+            assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, before)
 
 
 def test_a_run_in_process_gets_its_handlers_back(inputs, capsys):
@@ -360,24 +389,30 @@ def test_the_demo_knows_whether_html_reports_work():
 # -- 6. habits: a forgotten --label, the app folder, errors worded for the command ------------
 
 
-@pytest.mark.parametrize("name", ["mark", "Score", "LABEL", "grade", "human"])
-def test_a_mark_column_taken_as_a_blank_is_warned_about(tmp_path, capsys, name):
+@pytest.mark.parametrize("name", ["mark", "Score", "LABEL", "grade", "human", "成绩"])
+def test_a_mark_column_is_never_taken_as_a_blank_silently(tmp_path, capsys, name):
+    """A rule reading one blank is refused two default columns, with the hint to give
+    --label; a rule reading any number ('*') takes them, with a warning."""
     rule = write_rule(tmp_path / "r.json")
     data = write_csv(tmp_path / "d.csv", ["id", "answer", name], [[1, "a", 5]])
+    hint = f"--label {shlex.quote(name)}"
     status, _, err = run("score", rule, data, "-o", tmp_path / "o.csv", capsys=capsys)
-    assert status == 0 and f"--label {name}" in err and "warning" in err, err
+    assert status == 2 and hint in err and "reads 1 blank" in err and not (tmp_path / "o.csv").exists()
     status, _, err = run("score", rule, data, "--label", name, "-o", tmp_path / "o.csv", capsys=capsys)
     assert status == 0 and "warning" not in err
     status, _, err = run("score", rule, data, "--blanks", f"answer,{name}", "-o", tmp_path / "o.csv", capsys=capsys)
     assert status == 0 and "warning" not in err
-    status, _, err = run("check", rule, "--data", data, capsys=capsys)
-    assert f"--label {name}" in err
+    status, out, err = run("check", rule, "--data", data, capsys=capsys)
+    assert status == 1 and hint in out + err
     status, _, err = run("explain", rule, data, "--row", "1", capsys=capsys)
-    assert status == 0 and f"--label {name}" in err
+    assert status == 2 and hint in err
+    joined = write_rule(tmp_path / "all.json", "M(0, T('*'))")
+    status, _, err = run("score", joined, data, "-o", tmp_path / "o.csv", capsys=capsys)
+    assert status == 0 and hint in err and "warning" in err, err
 
 
 def test_no_warning_for_ordinary_columns(tmp_path, capsys):
-    rule = write_rule(tmp_path / "r.json")
+    rule = write_rule(tmp_path / "r.json", "M(0, T(0)) + M(0, T(1))")
     data = write_csv(tmp_path / "d.csv", ["id", "q1", "marks_note"], [[1, "a", "x"]])
     status, _, err = run("score", rule, data, "-o", tmp_path / "o.csv", capsys=capsys)
     assert status == 0 and err == ""

@@ -170,8 +170,10 @@ def test_bad_columns_are_refused_before_computing():
     ddf = dd.from_pandas(pd.DataFrame({"id": ["a"], "b": ["x"], "n": [1]}), npartitions=1)
     with pytest.raises(InputError, match="no such column"):
         cdask.score(ddf, rule, blanks=["nope"])
+    with pytest.raises(InputError, match=r"reads 1 blank, but the data has 2 columns .*blanks=\["):
+        cdask.score(ddf, rule)  # default blanks: b and n, for a rule that reads one
     with pytest.raises(InputError, match="must hold text"):
-        cdask.score(ddf, rule)  # default blanks: b and n
+        cdask.score(ddf, rule, blanks=["b", "n"])
     with pytest.raises(InputError, match="cannot also be a blank"):
         cdask.score(ddf, rule, blanks=["b", "n"], label="n")
     scored = dd.from_pandas(pd.DataFrame({"b": ["x"], "coscore_score": [1.0]}), npartitions=1)
@@ -185,7 +187,7 @@ def test_object_cells_null_is_empty_and_other_values_fail_in_their_row():
     with dask.config.set({"dataframe.convert-string": False}):
         pdf = pd.DataFrame({"b": pd.Series(["笔纸尺", None, 5, float("nan")], dtype=object),
                             "c": pd.Series(["x", "y", "z", None], dtype=object)})
-        got = cdask.score(dd.from_pandas(pdf, npartitions=2), rule).compute(scheduler="sync")
+        got = cdask.score(dd.from_pandas(pdf, npartitions=2), rule, blanks=["b", "c"]).compute(scheduler="sync")
     assert got["coscore_score"].tolist()[:2] == [2.0, 0.0] and got["coscore_score"].tolist()[3] == 0.0
     assert got["coscore_error"].isna().tolist() == [True, True, False, True]
     assert "blank 0 is int" in got["coscore_error"][2]
@@ -199,7 +201,7 @@ def test_api_matches_score_many(client, demo, task):
     rule, answers, directory = demo[task]
     ddf = dd.read_parquet(str(directory / "*.parquet"))
     assert ddf.npartitions == 3
-    scored = cdask.score(ddf, rule, label="score")  # default blanks: b1..bK
+    scored = cdask.score(ddf, rule, label="score", blanks=[c for c in ddf.columns if c.startswith("b")])
     got = client.compute(scored).result()
     assert got["id"].tolist() == [f"{task}-{i}" for i in range(len(answers))]
     assert_matches(got, rule, answers)
@@ -259,7 +261,7 @@ def test_score_files_matches_score_many(client, demo, tmp_path):
     with pytest.raises(InputError, match="not empty"):
         cdask.score_files(rule, str(directory), str(out), scheduler=client.scheduler.address)
     with pytest.raises(InputError, match=r"\*\.parquet'?: column 'score': a blank column must hold text"):
-        cdask.score_files(rule, str(directory / "*.parquet"), str(tmp_path / "o3"))  # score: not a blank
+        cdask.score_files(rule, str(directory / "*.parquet"), str(tmp_path / "o3"), blanks=["b1", "score"])
     with pytest.raises(InputError, match="no file matches"):
         cdask.score_files(rule, str(tmp_path / "none" / "*.parquet"), str(tmp_path / "o2"))
 
@@ -384,7 +386,7 @@ def test_score_files_refuses_a_cluster_with_another_coscore(client, demo, tmp_pa
     monkeypatch.setattr(coscore, "__version__", "0.0.0-other")
     with pytest.raises(cdask.ClusterError, match="has coscore 0.1.0, this client 0.0.0-other"):
         cdask.score_files(rule, str(directory), str(tmp_path / "out"), label="score",
-                          scheduler=client.scheduler.address)
+                          blanks=["b1", "b2", "b3", "b4", "b5"], scheduler=client.scheduler.address)
     assert not (tmp_path / "out").exists()
 
 

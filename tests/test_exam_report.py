@@ -338,7 +338,10 @@ def test_compare_exams_per_item_as_compare_of_the_two_rules(folder, tmp_path, ca
         alone = _run(capsys, "compare", str(source), *argv, str(rule_a), str(rule_b), "--json", "--resamples", "200",
                      "--top", "3")
         names = {s["name"]: label for s, label in zip(alone["scorers"], shown)}
-        alone = _renamed(alone, names)
+        summary = alone.pop("summary")
+        for old in sorted(names, key=len, reverse=True):   # the names inside its sentences
+            summary = [line.replace(old, names[old]) for line in summary]
+        alone = {**_renamed(alone, names), "summary": summary}
         mine = got["items"][name]
         if layout == "long":
             for r in alone["disagreements"]:

@@ -66,7 +66,8 @@ def test_every_conformance_case_through_parquet_and_csv_files(tmp_path):
             writer.writerows(answers)
         for fmt in ("parquet", "csv"):
             out = tmp_path / f"out.{fmt}"
-            assert main(["score", str(rule_path), str(tmp_path / f"in.{fmt}"), "-o", str(out), "--no-progress"]) == 0
+            assert main(["score", str(rule_path), str(tmp_path / f"in.{fmt}"), "-o", str(out), "--no-progress",
+                         "--blanks", ",".join(table.column_names)]) == 0
             if fmt == "parquet":
                 got = pq.read_table(out).to_pydict()
                 for name, values in expected.items():
@@ -183,8 +184,8 @@ def test_xlsx_in_and_out(tmp_path):
     import zipfile
 
     sheet = zipfile.ZipFile(xlsx).read("xl/worksheets/sheet1.xml").decode("utf-8")
-    assert '<row r="3"><c t="inlineStr"><is><t>2</t></is></c><c t="inlineStr"><is><t>=1+1</t>' in sheet  # text
-    assert '<row r="2"><c t="inlineStr"><is><t>1</t></is></c><c t="inlineStr"><is><t>换车道</t></is></c><c><v>3.0</v></c>' in sheet  # a number
+    assert '<row r="3"><c><v>2</v></c><c t="inlineStr"><is><t>=1+1</t>' in sheet  # the id 2 a number, =1+1 text
+    assert '<row r="2"><c><v>1</v></c><c t="inlineStr"><is><t>换车道</t></is></c><c><v>3.0</v></c>' in sheet  # numbers
 
 
 def test_xlsx_input_scores_like_csv(tmp_path):

@@ -158,3 +158,131 @@ def test_a_csv_header_over_1_mib_works(tmp_path):
     assert path.stat().st_size > 1 << 20
     values, _ = _table(path)
     assert list(values) == names and values[names[-1]] == ["v"]
+
+
+# -- codecs that are not text encodings (issue 35, item 7) ----------------------------------
+
+NOT_TEXT = ["idna", "IDNA", "rot13", "rot_13", "base64", "zlib_codec", "zlib", "hex", "uu", "bz2", "quopri",
+            "punycode", "undefined", "unicode_escape", "raw_unicode_escape"]
+
+
+@pytest.mark.parametrize("codec", NOT_TEXT)
+def test_a_codec_that_is_not_a_text_encoding_is_refused(tmp_path, codec):
+    path = tmp_path / "a.csv"
+    path.write_text("id,answer\n1,换车道\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        _table(path, encoding=codec)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: --encoding {codec!r} is not ")
+    assert "utf-8" in message and "gb18030" in message and "auto" in message and "\n" not in message
+    from coscore.io.delimited import DelimitedReader
+
+    with pytest.raises(InputError, match="is not a"):  # a reader made directly refuses it too
+        DelimitedReader(path, encoding=codec)
+
+
+@pytest.mark.parametrize("codec", ["idna", "rot13", "base64", "zlib_codec", "hex", "uu", "bz2", "undefined"])
+def test_the_command_refuses_such_a_codec_in_one_line(tmp_path, capsys, codec):
+    (tmp_path / "rule.json").write_text((DEMO / "lane-change.rule.json").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "a.csv").write_text("id,answer\n1,换车道\n", encoding="utf-8")
+    status = main(["score", str(tmp_path / "rule.json"), str(tmp_path / "a.csv"), "--encoding", codec,
+                   "--no-progress"])
+    err = capsys.readouterr().err.strip()
+    assert status == 2 and "\n" not in err and "internal error" not in err and "report it" not in err
+    assert f"--encoding {codec!r}" in err and "gb18030" in err
+
+
+def test_a_codec_failing_otherwise_while_decoding_is_one_line(tmp_path):
+    """A codec may raise another error than UnicodeDecodeError: still the file and the line."""
+    import codecs
+
+    from coscore.io.encodings import Transcoded
+
+    class Odd(codecs.IncrementalDecoder):
+        def decode(self, data, final=False):
+            raise UnicodeError("this codec cannot")
+
+    info = codecs.CodecInfo(None, None, incrementaldecoder=Odd, name="odd-test")
+    codecs.register(lambda name: info if name == "odd_test" else None)
+    import io
+
+    stream = Transcoded(io.BytesIO(b"def"), "odd_test", "x.csv", b"abc")
+    with pytest.raises(InputError, match=r"x.csv: line 1: cannot be read as odd_test \(this codec cannot\)"):
+        stream.read()
+
+
+# -- CR-only line ends (issue 35, item 7) ---------------------------------------------------
+
+CR_TEXT = "id,answer,mark\r1,换车道,3\r2,\"绕过\r路口\",1\r3,中文🎉,0\r"
+
+
+@pytest.mark.parametrize("codec, flag", [("utf-8", None), ("utf-8-sig", None), ("gb18030", "gb18030"),
+                                         ("utf-16", "utf-16"), ("utf-16", "auto")])
+def test_a_csv_with_cr_line_ends_reads_as_universal_newlines_read_it(tmp_path, codec, flag):
+    path = tmp_path / "mac.csv"
+    path.write_bytes(CR_TEXT.encode(codec))
+    values, _ = _table(path, encoding=flag)
+    assert values == {"id": ["1", "2", "3"], "answer": ["换车道", "绕过\n路口", "中文🎉"], "mark": ["3", "1", "0"]}
+    with open_reader(path, encoding=flag) as reader:
+        assert [line for chunk in reader.chunks() for line in chunk.lines] == [2, 3, 5]
+    tsv = tmp_path / "mac.tsv"
+    tsv.write_bytes(CR_TEXT.replace(",", "\t").encode(codec))
+    assert _table(tsv, encoding=flag)[0] == values
+
+
+def test_cr_line_ends_in_json_lines_the_coscore_layout_and_stdin(tmp_path, monkeypatch, capsys):
+    jsonl = tmp_path / "mac.jsonl"
+    jsonl.write_bytes('{"id": 1, "answers": ["换", "车道"]}\r{"id": 2, "answers": ["绕过", ""]}\r'.encode())
+    assert _table(jsonl)[0]["answers"] == [["换", "车道"], ["绕过", ""]]
+    legacy = tmp_path / "mac.txt"
+    legacy.write_bytes("text,score\r换-车道,3\r绕过,1\r".encode())
+    assert _table(legacy, fmt="coscore")[0] == {"text": ["换-车道", "绕过"], "score": ["3", "1"]}
+    (tmp_path / "rule.json").write_text((DEMO / "lane-change.rule.json").read_text(encoding="utf-8"), encoding="utf-8")
+    lf = tmp_path / "unix.csv"
+    lf.write_text("id,answer\n1,变换车道后停车\n2,不知道\n", encoding="utf-8")
+    assert main(["score", str(tmp_path / "rule.json"), str(lf), "--no-progress"]) == 0
+    expected = capsys.readouterr().out
+    mac = tmp_path / "mac.csv"
+    mac.write_bytes(lf.read_bytes().replace(b"\n", b"\r"))
+    assert main(["score", str(tmp_path / "rule.json"), str(mac), "--no-progress"]) == 0
+    assert capsys.readouterr().out == expected
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(mac.read_bytes())))
+    assert main(["score", str(tmp_path / "rule.json"), "-", "--format", "csv", "--no-progress"]) == 0
+    assert capsys.readouterr().out == expected
+
+
+def test_cr_line_ends_that_turn_to_lf_are_refused_naming_the_line(tmp_path):
+    """A file whose first 64 KiB end their lines with CR alone and that holds an LF further
+    on mixes its line ends: no reading of it is safe."""
+    rows = "".join(f"{i},换车道\r" for i in range(6000))
+    path = tmp_path / "mixed.csv"
+    for fmt, header in (("csv", "id,answer"), ("jsonl", "{}"), ("coscore", "text")):
+        path.write_bytes((header + "\r" + rows + "6000,x\n6001,y\n").encode())
+        with pytest.raises(InputError, match=r"mixed.csv: line 6002: the file ends its lines with a carriage return "
+                           r"alone .*mixed; save it again with one kind of line end"):
+            _table(path, fmt=fmt)
+
+
+def test_a_cr_alone_in_a_file_of_lf_lines_is_a_line_end_for_both_csv_parsers(tmp_path):
+    """Arrow's parser ends a line at a CR alone: the line-by-line reader (which finds the
+    line numbers and the errors) does too, so the two agree."""
+    path = tmp_path / "some.csv"
+    path.write_bytes("id,answer\n1,换车道\r2,绕过\n3,\"a\rb\"\n".encode())
+    values, _ = _table(path)
+    assert values == {"id": ["1", "2", "3"], "answer": ["换车道", "绕过", "a\rb"]}
+    with open_reader(path) as reader:
+        assert [line for chunk in reader.chunks() for line in chunk.lines] == [2, 3, 4]
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes("id,answer\n1,换车道\r2\n".encode())
+    with pytest.raises(InputError, match=r"bad.csv: line 3: 1 fields, but the header has 2 \(line 1\)"):
+        _table(bad)
+
+
+def test_an_undecodable_byte_in_a_cr_file_names_its_line(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_bytes("id,answer\r1,换车道\r2,ab".encode("gb18030") + b"\x81\x20\r")
+    with pytest.raises(InputError, match=r"bad.csv: line 3: not gb18030 at character 5"):
+        _table(path, encoding="gb18030")

@@ -106,7 +106,8 @@ def test_score_imports_only_what_its_formats_need(tmp_path, fmt):
     rule = DEMO / "lane-change.rule.json"
     out = tmp_path / f"out.{fmt}"
     done = subprocess.run([sys.executable, "-c", BLOCK_PANDAS, "score", str(rule), str(source), "-o", str(out),
-                           "--no-progress"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+                           "--blanks", "b1,b2", "--no-progress"], capture_output=True, text=True, cwd=ROOT,
+                          timeout=120)
     assert done.returncode == 0, done.stderr
     loaded = json.loads(done.stdout.strip().replace("'", '"'))
     assert loaded == (["pyarrow.compute", "pyarrow.csv"] if fmt == "csv" else [])

@@ -5,7 +5,8 @@ runs ``coscore demo`` on the pure-Python kernels and says once why.
 
 The build runs in a copy of the project in a temporary directory, with the environment's
 own setuptools (``--no-build-isolation``: nothing is downloaded); the virtual environment
-sees the environment's packages (numpy, pyarrow, ...) and gets only the wheel. About 20 s;
+sees the packages of the environment the tests run in (numpy, pyarrow, ...: its site-packages
+through a ``.pth`` file, whatever the base interpreter has) and gets only the wheel. About 20 s;
 part of the default run (CI included), skipped on Windows (no ``/bin/false``) and when
 setuptools cannot make wheels here (setuptools 70.1 or later, or the ``wheel`` package).
 """
@@ -13,9 +14,11 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import site
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 from project_copy import copy_project
@@ -28,6 +31,13 @@ def _can_make_wheels() -> bool:
     if importlib.util.find_spec("setuptools") is None:
         return False
     return importlib.util.find_spec("setuptools.command.bdist_wheel") is not None or importlib.util.find_spec("wheel") is not None
+
+
+def _site_folders() -> list[str]:
+    """Where this environment's packages are: its site-packages (a virtual environment's,
+    and the base interpreter's when it sees them) and the user's, when Python reads that."""
+    folders = site.getsitepackages() + ([site.getusersitepackages()] if site.ENABLE_USER_SITE else [])
+    return [f for f in dict.fromkeys(folders) if os.path.isdir(f)]
 
 
 def _clean_env(**extra: str) -> dict[str, str]:
@@ -57,10 +67,19 @@ def test_without_a_compiler_the_wheel_is_pure_and_the_demo_runs(tmp_path):
     assert "coscore/_fast/build-note.txt" in names and "coscore/_fast/lcs_py.py" in names
     assert not [n for n in names if n.endswith((".so", ".pyd"))]
 
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], check=True, timeout=120)
+    # A virtual environment of its own (not the base interpreter's packages, which may lack numpy
+    # and pyarrow), seeing this environment's packages (pip among them) after its own: a path in
+    # a .pth file comes after the folder it is in, and the .pth files there are not read (so this
+    # environment's own coscore, an editable install, is not found through them).
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
+    own = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                         check=True, capture_output=True, text=True, timeout=120).stdout.strip()
+    assert own.startswith(str(venv)), own
+    (Path(own) / "the-tests-environment.pth").write_text("".join(f + "\n" for f in _site_folders()), encoding="utf-8")
     env = _clean_env()
-    install = subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--no-index", str(wheels[0])],
+    install = subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--no-index", "--force-reinstall",
+                              str(wheels[0])],
                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert install.returncode == 0, install.stdout[-3000:] + install.stderr[-3000:]
     probe = subprocess.run([str(python), "-W", "ignore", "-c", "import coscore._fast as f; print(f.IMPLEMENTATION, f.__file__)"],

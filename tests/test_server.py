@@ -68,7 +68,8 @@ def _serve(*flags: str):
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and proc.poll() is None:
             try:
-                if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+                # up once it answers: 200, or 401 when it was started with --token
+                if httpx.get(url + "/healthz", timeout=1).status_code in (200, 401):
                     break
             except httpx.HTTPError:
                 time.sleep(0.05)

@@ -89,13 +89,14 @@ def test_the_command_and_its_json():
     out, err = text(proc)
     assert proc.returncode == 0, err
     assert "100 marked rows: high marks are above 4 (31 rows), low the others (69 rows)" in out
-    assert "  有障碍  22 / 11  z +4.9  mean mark 6.2 with it, 2.1 without" in out
+    assert "  有障碍  22 / 11  z +4.9  mean mark 6.21 with it, 2.07 without" in out
     assert "      row 18  mark 8  score 7  开始 前进 感应是否[有障碍]物 有障碍物就变道 继续行驶" in out
     assert "answers the rule scores furthest from their marks, grouped by similarity:" in out
     assert "closest atom: 0 (OP, miss, closeness 0.10)" in out
     data = json.loads(text(run("suggest", LANE, LANE_DATA, "--format", "coscore", "--label", "score", "--json",
                                "--top", "3"))[0])
-    assert set(data) == {"rule", "data", "label", "n", "split", "phrases", "covered", "groups", "failed"}
+    assert set(data) == {"rule", "data", "label", "n", "split", "phrases", "covered", "groups", "failed",
+                         "missing_marks", "left_out"}
     assert len([p for p in data["phrases"] if p["direction"] == "high"]) == 3
     phrase = data["phrases"][0]
     assert set(phrase) == {"phrase", "direction", "rows", "high", "low", "mean_mark_with", "mean_mark_without", "z",

@@ -150,7 +150,8 @@ def test_the_command_prints_writes_and_gives_json(tmp_path):
                                 "--json", "--seed", "3", "--resamples", "200"))[0])
     assert set(data) == {"rule", "data", "label", "output", "metric", "folds", "seed", "resamples", "n", "n_distinct",
                          "searched", "before", "after", "improvement", "accepted", "reason", "changes", "proposed",
-                         "fold_changes", "in_sample", "check", "work", "seconds"}
+                         "fold_changes", "in_sample", "check", "work", "seconds", "missing_marks", "left_out"}
+    assert data["missing_marks"] == "error" and data["left_out"] is None   # tests/test_marks.py: skip
     assert data["seed"] == 3 and data["resamples"] == 200 and data["searched"] == {
         "thresholds": ["0"], "scores": ["A", "B", "C"], "drop": False}
     assert set(data["before"]) == {"value", "ci"} and len(data["improvement"]["ci"]) == 2

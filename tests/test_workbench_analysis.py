@@ -17,9 +17,10 @@ RULE = coscore.compile({"atoms": {"0": {"type": "SM", "desc": "a,b|前"}, "1": {
                         "combos": {"A": {"combo": "M(0, T(0)) * 2", "score": 1, "mode": "value"},
                                    "B": {"combo": "M(1, T('*'))", "score": 5, "mode": "value"}},
                         "comboMode": "ADD"})
-#: Second fields and the mark each one is (None: no mark).
-MARKS = {"3": 3.0, " 7.5 ": 7.5, "10": 10.0, "0": 0.0, "-1": -1.0, "1e1": 10.0, ".5": 0.5, "": None, "x": None,
-         "1_0": None, "inf": None, "nan": None, "3\r": 3.0}
+#: Second fields and the mark each one is (None: no mark, left out and counted). Marks that
+#: are not finite or lie outside 0–10 refuse the dataset (tests/test_marks.py).
+MARKS = {"3": 3.0, " 7.5 ": 7.5, "10": 10.0, "0": 0.0, "+2": 2.0, "1e1": 10.0, ".5": 0.5, "": None, "x": None,
+         "1_0": None, "缺考": None, "-": None, "3\r": 3.0}
 
 
 @st.composite
@@ -44,6 +45,8 @@ def test_the_scoring_is_coscores_on_the_originals_reading(dataset):
     marks = np.array([np.nan if MARKS.get(m) is None else MARKS[m] for _, m in rows])
     assert np.array_equal(scored.scores, scores, equal_nan=True)
     assert np.array_equal(scored.marks, marks, equal_nan=True)
+    unmarked = Counter(m.strip() for _, m in rows if MARKS.get(m) is None)
+    assert scored.summary["left_out"] == {"rows": sum(unmarked.values()), "values": dict(unmarked.most_common())}
     assert scored.order.tolist() == disagreement_order(scores, marks)
     expected = agreement(marks, scores)
     figures = scored.summary["agreement"]

@@ -21,11 +21,15 @@ COSCORE_APP = SHARED / "coscore-app"
 APP_DIR = COSCORE_APP / "app"
 DATABASE = COSCORE_APP / "database.db"
 
+#: How every skip for want of ``../shared`` begins: tests/conftest.py counts the tests skipped
+#: with it and says so in one line at the end of the run.
+NEEDS_SHARED = "needs ../shared"
+
 
 def require_app() -> None:
     """Skip the calling test when the original app is not next to the repository."""
     if not (APP_DIR / "templates").is_dir() or not DATABASE.is_file():
-        pytest.skip(f"the original CoScore app is not in {COSCORE_APP}")
+        pytest.skip(f"{NEEDS_SHARED}: the original CoScore app is not in {COSCORE_APP}")
 
 
 def copy_database(directory: Path) -> Path:

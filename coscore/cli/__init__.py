@@ -30,6 +30,7 @@ from .errors import (
     EXIT_OK,
     EXIT_USAGE,
     PROG,
+    RUNNING,
     UsageError,
     describe_unexpected,
     print_error,
@@ -121,6 +122,7 @@ def _run(argv: list[str]) -> int:
     if not getattr(args, "handler", None):
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    running = RUNNING.set((next((a for a in argv if not a.startswith("-")), ""), args))
     try:
         return int(args.handler(args))
     except (InputError, UsageError) as exc:
@@ -132,6 +134,8 @@ def _run(argv: list[str]) -> int:
     except BrokenPipeError:  # e.g. `coscore score ... | head`
         silence_stdout()
         return EXIT_OK
+    finally:
+        RUNNING.reset(running)
 
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:

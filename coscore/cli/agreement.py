@@ -9,8 +9,12 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .errors import EXIT_OK, UsageError
-from .options import positive_int
+from .options import add_id_option, positive_int
 from .outputs import print_text, refuse_input_as_output
+
+#: The choices of ``--missing-marks`` (:data:`coscore.labelled.MISSING_MARKS`; spelled out
+#: here so that building the parser imports no numpy).
+MISSING_MARKS = ("error", "skip")
 
 
 def add_agreement_options(p: argparse.ArgumentParser, what: str, rows: str, label_required: bool = True) -> None:
@@ -27,8 +31,38 @@ def add_agreement_options(p: argparse.ArgumentParser, what: str, rows: str, labe
     p.add_argument("--by", metavar="COL",
                    help="also give the figures per value of COL (school, class, …), with RSMTool's flags")
     p.add_argument("--top", type=positive_int, default=10, metavar="K", help=f"show {rows} (default 10)")
+    add_id_option(p)
+    add_missing_marks_option(p)
     p.add_argument("--json", action="store_true", help=f"print the {what} as a JSON object")
     p.add_argument("--html", metavar="FILE", help=f"also write the {what} as a self-contained HTML page with figures")
+
+
+def add_missing_marks_option(p: argparse.ArgumentParser) -> None:
+    """``--missing-marks {error,skip}``: what a mark that is not a number does."""
+    p.add_argument("--missing-marks", choices=MISSING_MARKS, default="error",
+                   help="a mark that is not a number (缺考, absent, -): 'error' (the default) stops at the first, "
+                   "naming its row; 'skip' leaves such rows out of the figures and says how many. An empty mark is "
+                   "no mark either way; a mark that is not finite (inf) or lies outside 0-10 is always an error")
+
+
+def marks_left_out(table: Any) -> tuple[dict[str, Any], list[str]]:
+    """What the commands that read marks and have no report of their own (tune, suggest,
+    explain) say of the rows left out for their mark: the JSON fields ``missing_marks`` and
+    ``left_out`` (``None`` unless ``--missing-marks skip``), and the line of text (none
+    when no row was left out)."""
+    from ..labelled import left_out
+
+    found = left_out(table, table.label) if table.missing_marks == "skip" and table.label in table.columns else None
+    fields = {"missing_marks": table.missing_marks, "left_out": found.to_dict() if found else None}
+    return fields, [found.describe()] if found and found.rows else []
+
+
+def after_heading(text: str, lines: list[str]) -> str:
+    """``text`` with ``lines`` after its first line (its heading)."""
+    if not lines:
+        return text
+    head, _, rest = text.partition("\n")
+    return "\n".join([head, *lines, *([rest] if rest else [])])
 
 
 def check_html(args: argparse.Namespace, inputs: Iterable[str | os.PathLike[str]]) -> None:

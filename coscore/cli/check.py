@@ -4,6 +4,7 @@ how many blanks it reads (against a data file with ``--data``). Given an exam fi
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 from typing import Any
 
@@ -11,9 +12,9 @@ from ..io import format_of, open_reader
 from ..limits import add_arguments as add_limit_arguments
 from ..limits import from_arguments as limits_from_arguments
 from .errors import EXIT_FAILED, EXIT_OK, UsageError
-from .options import add_data_options, reading_options, warn_mark_blanks
+from .options import add_data_options, reading_options, say_skipped, warn_mark_blanks
 from .outputs import print_text
-from .rules import for_the_command, read_rule_text
+from .rules import for_the_command, named_as_data, read_rule_text
 
 DESCRIPTION = """Compile RULE and list every diagnostic (errors and warnings), then what the rule
 can score and how many blanks it reads. Given an exam file (.yaml, or .json with items),
@@ -42,17 +43,31 @@ def run(args: argparse.Namespace) -> int:
         return run_exam(args)
     import coscore
 
-    from ..expr.types import check_rule
+    from ..expr.types import check_rule, combo_findings
+
+    from ..diagnostics import Diagnostic
+    from ..io.blanks import BlanksMisfit
 
     text = read_rule_text(args.rule)
-    blanks = _data_blanks(args) if args.data else None
     report = None
     try:
         rule = coscore.compile(text, limits=limits_from_arguments(args))
+    except coscore.RuleError as exc:
+        swapped = named_as_data(args.rule)
+        if swapped is not None:  # JSON Lines given as RULE: the arguments were swapped
+            raise swapped from None
+        # and what the type pass finds in the combos that were read well: one combo's syntax error hides no other's
+        rule, diagnostics = None, list(exc.diagnostics) + combo_findings(exc)
+    misfit: list[Diagnostic] = []
+    try:
+        blanks = _data_blanks(args, rule.blank_need if rule is not None else None) if args.data else None
+    except BlanksMisfit as exc:   # the data is fine; its blank columns must be named
+        blanks = (exc.offered, exc.offered) if exc.offered else None   # what reading them by default would give
+        misfit = [Diagnostic("data", str(exc))]
+    if rule is not None:
         report = check_rule(rule, blanks)
         diagnostics = list(rule.warnings) + report.diagnostics
-    except coscore.RuleError as exc:
-        diagnostics = list(exc.diagnostics)
+    diagnostics += misfit
     diagnostics = [for_the_command(d, args.rule) for d in diagnostics]
     errors = sum(d.severity == "error" for d in diagnostics)
     warnings = len(diagnostics) - errors
@@ -85,23 +100,31 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_FAILED if errors else EXIT_OK
 
 
-def _data_blanks(args: argparse.Namespace) -> tuple[int, int]:
+def _data_blanks(args: argparse.Namespace, need: tuple[int, bool] | None) -> tuple[int, int]:
     """The fewest and the most blanks among DATA's first rows (its header for tables; a
-    table that looks like the original CoScore layout, text[,score], is read so)."""
+    table that looks like the original CoScore layout, text[,score], is read so), the
+    default blank columns taken only when they fit ``need`` (the rule's; else
+    :class:`~coscore.io.blanks.BlanksMisfit`)."""
     from ..io.blanks import AnswerColumns
     from ..pipeline.tables import answer_lists
 
     fmt = format_of(args.data, args.format, default="csv")
     if fmt in ("csv", "tsv") and not args.blanks:
-        with open_reader(args.data, fmt, 1, **{**reading_options(args), "on_encoding": None}) as reader:
+        quiet = {**reading_options(args), "on_encoding": None, "on_header": None}
+        with open_reader(args.data, fmt, 1, **quiet) as reader:
             if reader.columns in (["text"], ["text", "score"]):
                 fmt = "coscore"
     with open_reader(args.data, fmt, 1000, **reading_options(args)) as reader:
-        columns = AnswerColumns.resolve(fmt, reader.source, reader.columns, args.blanks, args.label)
+        chunks = iter(reader.chunks())
+        first = next(chunks, None)
+        columns = AnswerColumns.resolve(fmt, reader.source, reader.columns, args.blanks, args.label,
+                                        header_at=getattr(reader, "header_row", None), need=need, sample=first,
+                                        reader=args.rule)
+        say_skipped(reader.source, columns)
         warn_mark_blanks(reader.source, columns.blanks, args.blanks)
         if columns.blanks:
             return len(columns.blanks), len(columns.blanks)
-        for chunk in reader.chunks():
+        for chunk in itertools.chain([first] if first is not None else [], chunks):
             counts = [len(a) for a in answer_lists(columns.select(chunk))]
             if counts:
                 return min(counts), max(counts)

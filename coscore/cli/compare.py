@@ -40,7 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the comparison (and write its page); return the exit status."""
-    from ..labelled import read_table
+    from ..labelled import left_out, read_table
     from ..report import Provenance
     from ..report.bootstrap import SEED
     from ..report.compare import Scorer, compare
@@ -52,8 +52,12 @@ def run(args: argparse.Namespace) -> int:
     rule_files = [s for s in args.scorers if os.path.isfile(s)]
     columns = [s for s in args.scorers if s not in rule_files]
     check_html(args, [args.data, *rule_files])
+    rules = {name: load_rule(name)[0] for name in rule_files if not is_exam(name)}
+    needs = [rule.blank_need for rule in rules.values()]
+    need = (max(n.count for n in needs), any(n.any_number for n in needs)) if needs else None   # the most any reads
     table = read_table(args.data, args.format, args.blanks, args.label, exclude=columns + marked_columns(args),
-                       **reading_options(args))
+                       need=need, reader_name=" and ".join(rules) or "the rule", id_column=args.id_column,
+                       missing_marks=args.missing_marks, **reading_options(args))
     warn_mark_blanks(table.source, blank_columns(table, columns + marked_columns(args)), args.blanks)
     if table.label is None or table.label not in table.columns:
         raise InputError(table.source, f"no such column (columns: {', '.join(table.columns)})", column=args.label)
@@ -63,11 +67,13 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"SCORER {name!r} is an exam file: compare two exams with --exam EXAM_A EXAM_B "
                              "(no --label: each item's marks come from the exam)")
         if name in rule_files:
-            rule = load_rule(name)[0]
+            rule = rules[name]
             shown = _unique(os.path.basename(name), [s.name for s in scorers])
             scorers.append(Scorer(shown, table.score(rule).scores, rule, Provenance.of(table.source, name)))
-        elif name in table.columns:
-            scorers.append(Scorer(_unique(name, [s.name for s in scorers]), table.numbers(name)))
+        elif name in table.columns:   # another teacher's marks or another system's scores: read as marks are
+            scores = table.marks_of(name, "score")
+            found = left_out(table, name, scores, "score") if args.missing_marks == "skip" else None
+            scorers.append(Scorer(_unique(name, [s.name for s in scorers]), scores, left_out=found))
         else:
             raise UsageError(f"SCORER {name!r} is neither a rule file nor a column of {table.source} "
                              f"(columns: {', '.join(table.columns)})")
@@ -113,7 +119,8 @@ def _compare_exams(args: argparse.Namespace) -> int:
                          "student id column: name it with 'id:' in the exams")
     first = _unique(os.path.basename(args.scorers[0]), [])
     names = (first, _unique(os.path.basename(args.scorers[1]), [first]))
-    tables = item_tables(a, args.data, args.format, [a.item(name) for name in marked], **reading_options(args))
+    tables = item_tables(a, args.data, args.format, [a.item(name) for name in marked],
+                         missing_marks=args.missing_marks, **reading_options(args))
     source = next(iter(tables.values())).source
     result = compare_exams(a, b, names, tables, source, Provenance.of(source).date, args.resamples,
                            SEED if args.seed is None else args.seed, args.top, args.by)

@@ -2,10 +2,16 @@
 one-line messages it prints on stderr (never a traceback)."""
 from __future__ import annotations
 
+import argparse
+import contextvars
 import os
 import sys
 
 PROG = "coscore"
+#: The subcommand running and its arguments (set by :func:`coscore.cli.main`), so that a
+#: message can say how that subcommand is called: ``coscore score RULE DATA``.
+RUNNING: contextvars.ContextVar[tuple[str, argparse.Namespace] | None] = contextvars.ContextVar(
+    "coscore_running", default=None)
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 #: An unexpected error: a fault of coscore's own, reported on one line.
 EXIT_INTERNAL = 3

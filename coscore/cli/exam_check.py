@@ -129,7 +129,7 @@ def _check_items(draft: ExamDraft, args: argparse.Namespace, fmt: str, source: s
     rows: Counter[str] = Counter()
     unknown: Counter[str] = Counter()
     empty = 0
-    with open_reader(args.data, fmt, **{**reading_options(args), "on_encoding": None}) as reader:
+    with open_reader(args.data, fmt, **{**reading_options(args), "on_encoding": None, "on_header": None}) as reader:
         for chunk in reader.chunks():
             for value in chunk.pylist(column):
                 if value is None or value is MISSING or value == "":

@@ -8,9 +8,11 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+from .agreement import add_missing_marks_option
 from .errors import EXIT_OK, UsageError
 from .exams import is_exam, item_table, load_exam_file, pick_item, refuse_rule_options
-from .options import add_data_options, blank_columns, positive_int, reading_options, warn_mark_blanks
+from .options import (add_data_options, add_id_option, blank_columns, positive_int, reading_options, recorded_blanks,
+                      warn_mark_blanks)
 from .outputs import print_text
 from .rules import load_rule
 
@@ -45,6 +47,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "blanks and marks, and in the long layout its rows only)")
     p.add_argument("--limit", type=positive_int, default=10, metavar="K", help="at most K rows (default 10)")
     add_data_options(p)
+    add_id_option(p)
+    add_missing_marks_option(p)
     p.add_argument("--json", action="store_true", help="print the explanations as JSON")
     p.add_argument("--color", action=argparse.BooleanOptionalAction, default=None,
                    help="colour the output (default: when stdout is a terminal)")
@@ -98,9 +102,13 @@ def _explained_rows(rule: Rule, args: argparse.Namespace, exam: Exam | None = No
     if len(args.answer) != 1:
         raise UsageError("with --row, --id or --where give one data file after the rule")
     if exam is not None and item is not None:
-        table = item_table(exam, item, args.answer[0], args.format, reading_options(args))
+        table = item_table(exam, item, args.answer[0], args.format,
+                           {**reading_options(args), "missing_marks": args.missing_marks})
     else:
-        table = read_table(args.answer[0], args.format, args.blanks, args.label, **reading_options(args))
+        blanks = recorded_blanks(args.answer[0], args.blanks, args.format)   # a scored file: as it was scored
+        table = read_table(args.answer[0], args.format, blanks, args.label, need=rule.blank_need,
+                           reader_name=args.rule, id_column=args.id_column, missing_marks=args.missing_marks,
+                           **reading_options(args))
         warn_mark_blanks(table.source, blank_columns(table), args.blanks)
     ids = table.ids
     if args.row:

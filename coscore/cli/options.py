@@ -4,22 +4,24 @@ reads a data file, and the warning for a mark column taken as a blank."""
 from __future__ import annotations
 
 import argparse
+import re
 import shlex
 from collections.abc import Iterable
 from typing import Any
 
 from ..diagnostics import shorten
-from ..io import INPUT_FORMATS
+from ..io import INPUT_FORMATS, InputError
+from ..io.identifiers import looks_like_marks
 from .errors import print_error
 
-#: Column names that usually hold the teachers' marks (compared case-insensitively): taken
-#: as a blank because ``--label`` was forgotten, they would change what rules read.
-MARK_NAMES = ("mark", "score", "label", "grade", "human")
+#: What separates the names of a column list: ``,`` and its full-width form.
+_SEPARATORS = re.compile("[,，]")
 
 
 def column_list(text: str) -> list[str]:
-    """``a,b,c`` as a list of column names, for an argparse ``type``."""
-    names = [name.strip() for name in text.split(",")]
+    """``a,b,c`` as a list of column names, for an argparse ``type``; a full-width comma
+    (``，``, as a Chinese keyboard types it) separates names too."""
+    names = [name.strip() for name in _SEPARATORS.split(text)]
     if not all(names):
         raise argparse.ArgumentTypeError(f"expected column names separated by commas, got {shorten(repr(text), 200)}")
     return names
@@ -56,23 +58,35 @@ def add_data_options(p: argparse.ArgumentParser) -> None:
     add_reading_options(p)
 
 
+def add_id_option(p: argparse.ArgumentParser) -> None:
+    """``--id-column COL``: the column that names each row wherever a row is named."""
+    p.add_argument("--id-column", metavar="COL",
+                   help="the column that names each row (student ids) wherever a row is named (default: a column "
+                   "named id, student_id, 学号 or 考号, when there is one; else the row number)")
+
+
 def add_reading_options(p: argparse.ArgumentParser) -> None:
-    """``--encoding``, ``--sheet`` and ``--max-cell-chars``: how a data file is read."""
+    """``--encoding``, ``--sheet``, ``--header-row`` and ``--max-cell-chars``: how a data file is read."""
     p.add_argument("--encoding", metavar="NAME",
                    help="the text encoding of CSV/TSV/JSON Lines/coscore input: any codec Python knows "
                    "(gb18030 also reads GBK and GB2312), or 'auto' (a byte order mark, else a guess, said on "
                    "stderr); default UTF-8")
     p.add_argument("--sheet", metavar="NAME|N", help="the sheet of .xlsx, .xls or .ods input: its name, or 1 for the first "
                    "(default)")
+    p.add_argument("--header-row", type=positive_int, metavar="N",
+                   help="the row of .xlsx/.xls/.ods input (the line of CSV/TSV) that holds the column names, from 1; "
+                   "the rows above it are skipped (default: the first row with a value, or the row below a title "
+                   "standing alone in the first one, said on stderr)")
     p.add_argument("--max-cell-chars", type=positive_int, metavar="N",
                    help="refuse a cell longer than N characters (default 1,000,000; workbooks: Excel's 32,767)")
 
 
 def reading_options(args: argparse.Namespace) -> dict[str, Any]:
     """The keyword arguments of :func:`coscore.io.open_reader` that the reading options ask
-    for; what ``--encoding auto`` chose is said on stderr."""
+    for; what ``--encoding auto`` chose, and a title row skipped above the header, are said on stderr."""
     return {"encoding": getattr(args, "encoding", None), "sheet": getattr(args, "sheet", None),
-            "max_cell_chars": getattr(args, "max_cell_chars", None), "on_encoding": say_encoding}
+            "max_cell_chars": getattr(args, "max_cell_chars", None), "on_encoding": say_encoding,
+            "header_row": getattr(args, "header_row", None), "on_header": say_header}
 
 
 def say_encoding(source: str, choice: str) -> None:
@@ -80,16 +94,48 @@ def say_encoding(source: str, choice: str) -> None:
     print_error(f"{shorten(source, 300)}: read as {choice}")
 
 
+def say_header(source: str, what: str) -> None:
+    """Say on stderr which row of ``source`` was taken as its header, below a title row
+    (``what``: ``header: row 2 (…); the title row 1 (…) was skipped — …``)."""
+    print_error(f"{shorten(source, 300)}: {what}")
+
+
 def warn_mark_blanks(source: str, blanks: Iterable[str], given: object) -> None:
-    """Warn on stderr about each blank column whose name is one of :data:`MARK_NAMES`,
-    unless the blanks were ``given`` (``--blanks``): it probably holds the teachers'
-    marks, and ``--label`` keeps it out of the answers."""
+    """Warn on stderr about each blank column whose name says it holds marks
+    (:data:`coscore.io.identifiers.MARK_NAMES`), unless the blanks were ``given``
+    (``--blanks``): it probably holds the teachers' marks, and ``--label`` keeps it out."""
     if given:
         return
     for name in blanks:
-        if name.strip().casefold() in MARK_NAMES:
+        if looks_like_marks(name):
             print_error(f"warning: {source}: column {shorten(repr(name), 200)} is read as a blank of each answer; "
                         f"if it holds the teachers' marks, give --label {shorten(shlex.quote(name), 200)}")
+
+
+def recorded_blanks(path: str, given: list[str] | None, fmt: str | None = None) -> list[str] | None:
+    """The blank columns to read a scored file with: ``given`` (``--blanks``), else those
+    its record says it was scored with (a Parquet or ``.xlsx`` file ``coscore score``
+    wrote for one rule: :func:`coscore.io.scored_metadata`), else ``None`` (the defaults)."""
+    if given or path == "-" or fmt not in (None, "parquet", "xlsx"):
+        return given
+    from ..io import scored_metadata
+
+    try:
+        record = scored_metadata(path)
+    except InputError:
+        return None   # no record to read: the reader says what is wrong with the file
+    blanks = record.get("blanks") if record is not None and record.get("kind") == "rule" else None
+    return [str(b) for b in blanks] if isinstance(blanks, list) and blanks else None
+
+
+def say_skipped(source: str, columns: Any) -> None:
+    """Say on stderr which columns were not taken as default blanks (an
+    :class:`coscore.io.blanks.AnswerColumns`' ``skipped``): they look like identifiers or groups."""
+    if columns.skipped:
+        named = ", ".join(f"{shorten(name, 100)} ({kind})" for name, kind in columns.skipped[:8])
+        more = f" and {len(columns.skipped) - 8} more" if len(columns.skipped) > 8 else ""
+        print_error(f"note: {source}: not taken as blanks, as they look like identifiers or groups: {named}{more}; "
+                    "give --blanks to choose the blank columns")
 
 
 def blank_columns(table: Any, exclude: Iterable[str] = ()) -> list[str]:

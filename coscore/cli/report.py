@@ -8,7 +8,7 @@ import os
 from ..io import OUTPUT_FORMATS, InputError
 from .agreement import add_agreement_options, check_html, emit, marked_columns, require_label
 from .errors import UsageError
-from .options import add_reading_options, column_list, reading_options
+from .options import add_reading_options, column_list, reading_options, recorded_blanks
 from .rules import load_rule
 
 DESCRIPTION = """Agreement statistics between a score column and the teachers' marks in a scored
@@ -48,8 +48,10 @@ def run(args: argparse.Namespace) -> int:
     require_label(args)
     check_html(args, [args.scored, args.rule])
     rule = load_rule(args.rule)[0] if args.rule else None
-    table = read_table(args.scored, args.format, args.blanks, args.label, exclude=marked_columns(args),
-                       **reading_options(args))
+    blanks = recorded_blanks(args.scored, args.blanks, args.format)   # as the file says it was scored
+    table = read_table(args.scored, args.format, blanks, args.label, exclude=marked_columns(args),
+                       need=rule.blank_need if rule is not None else None, reader_name=args.rule or "the rule",
+                       id_column=args.id_column, missing_marks=args.missing_marks, **reading_options(args))
     if args.label not in table.columns:
         raise InputError(table.source, f"no such column (columns: {', '.join(table.columns)})", column=args.label)
     report = build_report(table, args.pred, Provenance.of(args.scored, args.rule), rule, args.by, args.top,
@@ -77,7 +79,8 @@ def _exam_report(args: argparse.Namespace) -> int:
     if not marked:
         raise UsageError(f"{args.exam}: no item has marks (a 'label'): nothing to report; name each item's mark "
                          "column with 'label:'")
-    tables = item_tables(exam, args.scored, args.format, marked, **reading_options(args))
+    tables = item_tables(exam, args.scored, args.format, marked, missing_marks=args.missing_marks,
+                         **reading_options(args))
     report = build_exam_report(exam, tables, str(args.scored), Provenance.of(args.scored).date, args.by, args.top)
     title = f"coscore agreement: {os.path.basename(args.scored)} ({os.path.basename(args.exam)})"
     return emit(args, report.to_dict, lambda: exam_report_text(report), lambda: exam_report_html(report, title))

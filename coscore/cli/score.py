@@ -7,14 +7,15 @@ import contextlib
 import gc
 import os
 import sys
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from ..io import INPUT_FORMATS, OUTPUT_FORMATS, Chunk, Reader, Writer, expand, open_reader, open_writer
 from ..limits import add_arguments as add_limit_arguments
 from ..limits import from_arguments as limits_from_arguments
 from .errors import EXIT_FAILED, EXIT_OK, UsageError, print_error
-from .options import add_reading_options, column_list, decimals, positive_int, reading_options, warn_mark_blanks
+from .options import (add_reading_options, column_list, decimals, positive_int, reading_options, say_skipped,
+                      warn_mark_blanks)
 from .outputs import refuse_input_as_output
 from .progress import announce_reading, progress_bar
 from .rules import load_rule
@@ -94,16 +95,26 @@ def run(args: argparse.Namespace) -> int:
     if args.engine == "dask":
         return _score_on_dask(rule, args)
 
-    def scoring(reader: Reader) -> Scoring:
+    def scoring(reader: Reader, first: Callable[[], Chunk | None]) -> Scoring:
         fmt = reader.format
-        columns = AnswerColumns.resolve(fmt, reader.source, reader.columns, args.blanks, args.label)
+        defaults = not args.blanks and fmt not in ("jsonl", "coscore")   # then the first rows tell ids from blanks
+        columns = AnswerColumns.resolve(fmt, reader.source, reader.columns, args.blanks, args.label,
+                                        need=rule.blank_need, sample=first() if defaults else None,
+                                        reader=f"{args.rule}",
+                                        header_at=getattr(reader, "header_row", None))
+        say_skipped(reader.source, columns)
         warn_mark_blanks(reader.source, columns.blanks, args.blanks)
         if fmt in ("csv", "tsv") and reader.columns in (["text"], ["text", "score"]) and not args.blanks:
             print_error(f"note: {reader.source} looks like the original CoScore layout; "
                         "give --format coscore to read it so (blanks split on '-', mark in 'score')")
         return Scoring((ItemPlan(rule.plan, columns),), decimals=args.decimals)
 
-    return _finish(_score(args, [args.rule], scoring, chunk_size("long", 1)), args.strict)
+    def record(chosen: Scoring) -> dict[str, Any]:
+        from .run_record import rule_record
+
+        return rule_record(args.rule, chosen, rule.limits)
+
+    return _finish(_score(args, [args.rule], scoring, chunk_size("long", 1), record=record), args.strict)
 
 
 def _score_exam(args: argparse.Namespace) -> int:
@@ -128,7 +139,7 @@ def _score_exam(args: argparse.Namespace) -> int:
         return _score_on_dask(exam, args)
     students: list[StudentTotals] = []
 
-    def scoring(reader: Reader) -> Scoring:
+    def scoring(reader: Reader, first: Callable[[], Chunk | None]) -> Scoring:
         chosen = exam.scoring(reader.format, reader.source, reader.columns, combos=args.combos,
                               decimals=args.decimals)
         if args.totals:
@@ -138,23 +149,33 @@ def _score_exam(args: argparse.Namespace) -> int:
     def tee(writer: Writer) -> Writer:   # the totals are kept as the chunks are written, behind scoring
         return Tee(writer, students[0]) if students else writer
 
+    def record(chosen: Scoring) -> dict[str, Any]:
+        from .run_record import exam_record
+
+        return exam_record(exam, chosen, limits_from_arguments(args))
+
     rule_files = [item.rule_path for item in exam.items if item.rule_path]
     rows = chunk_size(exam.layout, len(exam.items))
     if not args.totals:
-        return _finish(_score(args, [args.rule, *rule_files], scoring, rows), args.strict)
+        return _finish(_score(args, [args.rule, *rule_files], scoring, rows, record=record), args.strict)
     refuse_input_as_output(args.totals, [args.rule, *rule_files, *expand(args.data)], "--totals")
     if args.output is not None and os.path.abspath(args.totals) == os.path.abspath(args.output):
         raise UsageError(f"{args.totals}: --totals and -o name the same file; give two files")
     with open_writer(args.totals) as totals_writer:   # written only when the whole run succeeds
-        done = _score(args, [args.rule, *rule_files], scoring, rows, tee)
+        done = _score(args, [args.rule, *rule_files], scoring, rows, tee, record=record)
         students[0].write_totals(totals_writer)
     return _finish(done, args.strict)
 
 
-def _score(args: argparse.Namespace, inputs: list[str], scoring_of: Callable[[Reader], Scoring], rows: int,
-           tee: Callable[[Writer], Writer] | None = None) -> Totals:
+def _score(args: argparse.Namespace, inputs: list[str],
+           scoring_of: Callable[[Reader, Callable[[], Chunk | None]], Scoring], rows: int,
+           tee: Callable[[Writer], Writer] | None = None,
+           record: Callable[[Scoring], dict[str, Any]] | None = None) -> Totals:
     """Read DATA once (``rows`` at a time, unless ``--chunk-size`` says), score it as
-    ``scoring_of(reader)`` says, write OUT (through ``tee``); what was scored."""
+    ``scoring_of(reader, first)`` says (``first()`` reads the first chunk ahead, when the
+    choice of columns needs its rows), write OUT (through ``tee``); what was scored.
+    A Parquet or .xlsx OUT records ``record(scoring)`` (how it was scored), and an .xlsx OUT
+    keeps a workbook input's sheet name."""
     from ..pipeline.files import Totals, score_into
 
     refuse_input_as_output(args.output, [*inputs, *expand(args.data)], "-o")
@@ -162,15 +183,18 @@ def _score(args: argparse.Namespace, inputs: list[str], scoring_of: Callable[[Re
     files = expand(args.data)
     announce_reading(args.progress, files[0] if files else "-", args.format)
     with open_reader(args.data, args.format, args.chunk_size or rows, **reading_options(args)) as reader:
-        scoring = scoring_of(reader)
+        chunks = _Peek(reader.chunks())
+        scoring = scoring_of(reader, chunks.first)
         scoring.check_no_clash(reader.source, reader.columns)
-        output = open_writer(args.output, args.output_format, bom=args.excel)
+        output = open_writer(args.output, args.output_format, bom=args.excel,
+                             metadata=record(scoring) if record is not None else None,
+                             sheet=getattr(reader, "sheet", None))
         with progress_bar(args.progress, reader) as bar, output as writer, _gc_per_chunk() as collect:
             def advance(chunk: Chunk) -> None:
                 bar.advance(chunk)
                 collect()
 
-            score_into(scoring, reader.chunks(), tee(writer) if tee else writer, jobs=args.jobs, totals=totals,
+            score_into(scoring, chunks, tee(writer) if tee else writer, jobs=args.jobs, totals=totals,
                        each=advance)
     totals.error_columns = scoring.error_columns()
     return totals
@@ -218,6 +242,28 @@ def _score_on_dask(scorer: Rule | Exam, args: argparse.Namespace) -> int:
     except ClusterError as exc:
         raise UsageError(str(exc)) from None
     return _finish(totals, args.strict)
+
+
+class _Peek:
+    """A reader's chunks, the first of which may be read ahead (:meth:`first`): a stream
+    on standard input is not waited for unless its rows are needed."""
+
+    _UNREAD = object()
+
+    def __init__(self, chunks: Iterable[Chunk]) -> None:
+        self._chunks = iter(chunks)
+        self._first: Any = self._UNREAD
+
+    def first(self) -> Chunk | None:
+        """The first chunk (``None``: there is none), read now if it was not."""
+        if self._first is self._UNREAD:
+            self._first = next(self._chunks, None)
+        return self._first
+
+    def __iter__(self) -> Iterator[Chunk]:
+        if self._first is not self._UNREAD and self._first is not None:
+            yield self._first
+        yield from self._chunks
 
 
 @contextlib.contextmanager

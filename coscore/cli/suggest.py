@@ -7,10 +7,10 @@ import argparse
 import os
 from typing import TYPE_CHECKING, Any
 
-from .agreement import emit, require_label
+from .agreement import add_missing_marks_option, after_heading, emit, marks_left_out, require_label
 from .errors import UsageError
 from .exams import is_exam, item_rule_name, item_table, load_exam_file, pick_item, refuse_rule_options
-from .options import add_data_options, positive_int, reading_options
+from .options import add_data_options, add_id_option, positive_int, reading_options
 from .rules import load_rule
 
 if TYPE_CHECKING:
@@ -36,6 +36,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--item", metavar="NAME", help="with an exam: the item (its rule; in DATA its blanks and marks, "
                    "and in the long layout its rows only)")
     add_data_options(p)
+    add_missing_marks_option(p)
     p.add_argument("--top", type=positive_int, default=10, metavar="K",
                    help="phrases of high marks and of low marks to show, each (default 10)")
     p.add_argument("--min-rows", type=positive_int, default=3, metavar="N",
@@ -45,6 +46,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=positive_int, default=20, metavar="K",
                    help="missed answers to show, furthest first (default 20)")
     p.add_argument("--json", action="store_true", help="print the suggestions as a JSON object")
+    add_id_option(p)
     p.set_defaults(html=None, usage_error=p.error)
 
 
@@ -57,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
         refuse_rule_options(args, ("--label", "--blanks"))
         exam = load_exam_file(args.rule)
         item = pick_item(exam, args.item, args.rule, "suggest")
-        table = item_table(exam, item, args.data, args.format, reading_options(args), marks=True)
+        table = item_table(exam, item, args.data, args.format,
+                           {**reading_options(args), "missing_marks": args.missing_marks}, marks=True)
         rule = item.rule
         shown = f"item {item.name} of {os.path.basename(args.rule)} (rule {item_rule_name(exam, item)})"
         where: dict[str, Any] = {"exam": args.rule, "item": item.name, "rule": item.rule_path}
@@ -65,8 +68,10 @@ def run(args: argparse.Namespace) -> int:
         if args.item is not None:
             raise UsageError(f"--item is for an exam; {args.rule} is a rule")
         require_label(args)
-        table = read_marked(args.data, args.format, args.blanks, args.label, **reading_options(args))
         rule, shown, where = load_rule(args.rule)[0], os.path.basename(args.rule), {"rule": args.rule}
+        table = read_marked(args.data, args.format, args.blanks, args.label, need=rule.blank_need,
+                            reader_name=args.rule, id_column=args.id_column, missing_marks=args.missing_marks,
+                            **reading_options(args))
     try:
         found = suggest(rule, list(table.answers), table.marks, top=args.top,
                         min_rows=args.min_rows, min_z=args.min_z, limit=args.limit)
@@ -74,9 +79,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{table.source}: {exc}") from None
     if table.origin is not None:   # the long layout: the item's rows, numbered as in DATA
         _renumber(found, table)
-    where.update(data=table.source, label=table.label)
+    fields, left = marks_left_out(table)
+    where.update(data=table.source, label=table.label, **fields)
     return emit(args, lambda: {**where, **found.to_dict()},
-                lambda: render_text(found, shown, os.path.basename(table.source)), str)
+                lambda: after_heading(render_text(found, shown, os.path.basename(table.source)), left), str)
 
 
 def _renumber(found: Suggestions, table: Table) -> None:

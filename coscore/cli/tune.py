@@ -6,7 +6,7 @@ import argparse
 import os
 from typing import Any
 
-from .agreement import emit, require_label
+from .agreement import add_missing_marks_option, after_heading, emit, marks_left_out, require_label
 from .errors import UsageError
 from .exams import is_exam, item_rule_name, item_table, load_exam_file, pick_item, refuse_rule_options
 from .options import add_data_options, positive_int, reading_options, whole_number
@@ -36,6 +36,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "and in the long layout its rows only)")
     p.add_argument("-o", "--output", metavar="TUNED", help="write the rule to use here (.json)")
     add_data_options(p)
+    add_missing_marks_option(p)
     p.add_argument("--metric", choices=list(METRICS), default="qwk", help="the figure to raise (default qwk)")
     p.add_argument("--folds", type=_folds, default=5, metavar="K", help="cross-validation folds (default 5)")
     p.add_argument("--seed", type=_seed, default=SEED, metavar="S",
@@ -67,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
         refuse_rule_options(args, ("--label", "--blanks"))
         exam = load_exam_file(args.rule)
         item = pick_item(exam, args.item, args.rule, "tune")
-        table = item_table(exam, item, args.data, args.format, reading_options(args), marks=True)
+        table = item_table(exam, item, args.data, args.format,
+                           {**reading_options(args), "missing_marks": args.missing_marks}, marks=True)
         source: Any = read_rule_text(item.rule_path) if item.rule_path is not None else item.rule
         shown = f"item {item.name} of {os.path.basename(args.rule)} (rule {item_rule_name(exam, item)})"
         where = {"exam": args.rule, "item": item.name, "rule": item.rule_path}
@@ -75,8 +77,9 @@ def run(args: argparse.Namespace) -> int:
         if args.item is not None:
             raise UsageError(f"--item is for an exam; {args.rule} is a rule")
         require_label(args)
-        source = load_rule(args.rule)[1]
-        table = read_marked(args.data, args.format, args.blanks, args.label, **reading_options(args))
+        rule, source = load_rule(args.rule)
+        table = read_marked(args.data, args.format, args.blanks, args.label, need=rule.blank_need,
+                            reader_name=args.rule, missing_marks=args.missing_marks, **reading_options(args))
         shown, item, where = os.path.basename(args.rule), None, {"rule": args.rule}
     try:
         result = tune(source, list(table.answers), table.marks, metric=args.metric, folds=args.folds,
@@ -86,10 +89,11 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         with atomic_output(args.output) as stream:
             stream.write(result.text)
-    where.update(data=table.source, label=table.label, output=args.output)
+    fields, left = marks_left_out(table)
+    where.update(data=table.source, label=table.label, output=args.output, **fields)
 
     def text() -> str:
-        out = render(result, shown, os.path.basename(table.source), args.output)
+        out = after_heading(render(result, shown, os.path.basename(table.source), args.output), left)
         if item is not None and args.output:
             out += (f"\n{args.output} is item {item.name}'s rule ({item_rule_name(exam, item)}) as tuned: to score "
                     f"with it, point the item's 'rule:' in {args.rule} at it")

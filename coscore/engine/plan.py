@@ -14,6 +14,7 @@ from typing import Mapping
 from .. import atoms as _atoms
 from ..expr.evaluate import compile_tree
 from ..expr.nodes import ATOM_OPERATORS, BLANK_OPERATORS, Call, Const, Node, walk
+from ..expr.reads import BlankNeed, blank_need
 from ..limits import DEFAULT_LIMITS, Limits
 from ..spec import RuleSpec
 from .columnar import build, built_over, column_kind, integral, text_key
@@ -37,6 +38,8 @@ class Plan:
         self.combo_mode: str = spec.combo_mode
         self.manual: bool = spec.dialect == "manual"
         self.combos = [(compile_tree(c.tree), c.score, c.mode) for c in spec.combos]
+        #: How many blanks the rule reads (:mod:`coscore.expr.reads`).
+        self.blank_need: BlankNeed = blank_need(c.tree for c in spec.combos)
         vectorised = bool(spec.combos) and all(column_kind(c.tree) is not None for c in spec.combos) \
             and not _shared_atom_calls(spec)
         # the columnar path counts an answer's atom calls by the rule's call sites: all must fit

@@ -11,10 +11,13 @@ not vouch for, each distinct one once.
 from __future__ import annotations
 
 import math
+import threading
+import weakref
 from typing import Callable, Iterable, Sequence, Union
 
 from ..diagnostics import shorten
-from ..expr.evaluate import Answer, combo_result, total
+from ..expr.evaluate import Answer, OperandError, combo_result, compile_tree, total
+from ..expr.failures import reason
 from ..results import AtomCall, Outcome, failure_message
 from .plan import Plan
 
@@ -57,9 +60,56 @@ def score_blanks(plan: Plan, blanks: list, trace: list | None = None) -> Outcome
         value = evaluate(plan, blanks, results, trace)
     except Exception as exc:  # one answer's failure never escapes
         combos = {cid: _as_float(r) for cid, r in zip(plan.combo_ids, results)}
+        if type(exc) is TypeError:  # an operator of the rule given what it does not take: say which
+            exc = _explained(plan, blanks, len(results), exc)
         return Outcome(None, combos, shorten(failure_message(plan.combo_ids, results, exc)))
     combos = {cid: _as_float(r) for cid, r in zip(plan.combo_ids, results)}
     return Outcome(float(value), combos)
+
+
+#: Each plan's combos compiled to explain an operator's failure (``compile_tree(…, explain=True)``),
+#: made the first time one of its answers fails so.
+_EXPLAINING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_EXPLAINING_LOCK = threading.Lock()
+
+
+def _explained(plan: Plan, blanks: list, index: int, exc: TypeError) -> Exception:
+    """``exc``, which combo ``index`` raised on ``blanks``, worded in the rule's terms when
+    an operator of the rule failed (:func:`coscore.expr.failures.reason`: ``cannot compare
+    text with a number ('>' between T(0), a text, and 3)``); else ``exc`` itself. The
+    answer is scored again by the explaining closures, with fresh per-answer caches, so
+    the same step fails; only the message changes, never whether or where it fails."""
+    explaining = _EXPLAINING.get(plan)
+    if explaining is None:
+        with _EXPLAINING_LOCK:
+            explaining = _EXPLAINING.get(plan)
+            if explaining is None:
+                combos = [(compile_tree(c.tree, explain=True), c.score, c.mode) for c in plan.spec.combos]
+                explaining = _EXPLAINING[plan] = (combos, {})
+    combos, reasons = explaining
+    answer = Answer(blanks, plan.atoms, plan.manual, None, plan.limits)
+    try:
+        for done, (evaluate_combo, score, mode) in enumerate(combos):
+            combo_result(evaluate_combo(answer), score, mode)
+            if done >= index:
+                break
+    except OperandError as found:
+        if done == index:  # the words depend on the expression and the kinds of its operands only
+            key = (id(found.node), found.index, _kinds(found.values))
+            why = reasons.get(key)
+            if why is None:
+                why = reason(found)
+                if len(reasons) < 1024:
+                    reasons[key] = why
+            return TypeError(why)
+    except Exception:  # noqa: BLE001 - not the failure explained here: it keeps its own words
+        return exc
+    return exc
+
+
+def _kinds(values: tuple) -> tuple:
+    """The types of an operator's operands (``X`` gets one list of them)."""
+    return tuple(tuple(map(type, v)) if type(v) is list else type(v) for v in values)
 
 
 def trace(plan: Plan, answer: AnswerLike) -> tuple[Outcome, list[AtomCall]]:

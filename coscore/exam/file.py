@@ -268,6 +268,9 @@ def parse_yaml(text: str) -> Parsed:
                                          exc.line)])
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        if "maximum nesting depth" in str(exc.problem):   # libyaml's own bound (1,000), above ours
+            return Parsed(None, [ExamProblem("", f"nested more than {MAX_DEPTH} levels deep",
+                                             mark.line + 1 if mark is not None else None)])
         problem = ": ".join(part for part in (exc.context, exc.problem) if part) or "invalid"
         where = f" at column {mark.column + 1}" if mark is not None else ""
         return Parsed(None, [ExamProblem("", f"not valid YAML{where}: {shorten(problem, 300)}",

@@ -241,27 +241,64 @@ _COMPARE = {
 }
 
 
-def compile_tree(node: Node) -> Evaluator:
-    """A function ``f(answer) -> value`` evaluating ``node`` with Python semantics."""
+class OperandError(TypeError):
+    """A ``TypeError`` of one of Python's operators as an explaining evaluation
+    (``compile_tree(…, explain=True)``) raises it: ``node`` is the rule's expression that
+    failed, ``index`` the place of the operator in a chain (``None`` for a call or a unary
+    operator), ``values`` the operands it was given; ``str()`` is still Python's message."""
+
+    def __init__(self, exc: TypeError, node: Node, index: int | None, values: tuple):
+        super().__init__(*exc.args)
+        self.node, self.index, self.values = node, index, values
+
+
+def _explaining(apply: Callable, node: Node, index: int | None) -> Callable:
+    """``apply`` (an operator of ``node``, taking the operands and maybe the answer),
+    whose ``TypeError`` becomes an :class:`OperandError` naming ``node``; the operands are
+    evaluated before it is called, so only the operator's own failure is caught."""
+    def explained(*operands):
+        try:
+            return apply(*operands)
+        except OperandError:
+            raise
+        except TypeError as exc:
+            values = operands[:-1] if operands and isinstance(operands[-1], Answer) else operands
+            raise OperandError(exc, node, index, values) from None
+
+    return explained
+
+
+def compile_tree(node: Node, explain: bool = False) -> Evaluator:
+    """A function ``f(answer) -> value`` evaluating ``node`` with Python semantics.
+
+    With ``explain``, the same evaluation, but a ``TypeError`` of one of Python's
+    operators (ordering text against a number, ``-`` of a text…) is raised as an
+    :class:`OperandError` naming the expression that failed (for
+    :mod:`coscore.expr.failures`; a little slower, so only used again on an answer that
+    failed)."""
     if isinstance(node, Const):
         value = node.value
         return lambda a: value
     if isinstance(node, Call):
-        return _compile_call(node)
+        return _compile_call(node, explain)
     if isinstance(node, Unary):
-        inner = compile_tree(node.operand)
+        inner = compile_tree(node.operand, explain)
         if node.op == "not":
             return lambda a: not inner(a)
+        if explain:
+            sign = _explaining(operator.neg if node.op == "-" else operator.pos, node, None)
+            return lambda a: sign(inner(a))
         if node.op == "-":
             return lambda a: -inner(a)
         return lambda a: +inner(a)
     if isinstance(node, Arith):
-        first = compile_tree(node.first)
-        rest = tuple((_BINARY[op], compile_tree(operand)) for op, operand, _ in node.rest)
+        first = compile_tree(node.first, explain)
+        rest = tuple((_explaining(_BINARY[op], node, i) if explain else _BINARY[op], compile_tree(operand, explain))
+                     for i, (op, operand, _) in enumerate(node.rest))
         if len(rest) == 1:
             (op, _, _), = node.rest
             (apply, second), = rest
-            if op in _PLAIN:
+            if op in _PLAIN and not explain:
                 plain = _PLAIN[op]
                 return lambda a: plain(first(a), second(a))
             return lambda a: apply(first(a), second(a), a)
@@ -274,8 +311,9 @@ def compile_tree(node: Node) -> Evaluator:
 
         return arith
     if isinstance(node, Compare):
-        first = compile_tree(node.first)
-        rest = tuple((_COMPARE[op], compile_tree(operand)) for op, operand, _ in node.rest)
+        first = compile_tree(node.first, explain)
+        rest = tuple((_explaining(_COMPARE[op], node, i) if explain else _COMPARE[op], compile_tree(operand, explain))
+                     for i, (op, operand, _) in enumerate(node.rest))
         if len(rest) == 1:
             (test, second), = rest
             return lambda a: test(first(a), second(a))
@@ -293,7 +331,7 @@ def compile_tree(node: Node) -> Evaluator:
 
         return chain
     if isinstance(node, BoolOp):
-        operands = tuple(compile_tree(operand) for operand in node.operands)
+        operands = tuple(compile_tree(operand, explain) for operand in node.operands)
         if node.op == "and":
             def conjunction(a):
                 for operand in operands:
@@ -313,14 +351,15 @@ def compile_tree(node: Node) -> Evaluator:
 
         return disjunction
     if isinstance(node, IfExp):
-        then, cond, orelse = compile_tree(node.then), compile_tree(node.cond), compile_tree(node.orelse)
+        then, cond, orelse = (compile_tree(node.then, explain), compile_tree(node.cond, explain),
+                              compile_tree(node.orelse, explain))
         return lambda a: then(a) if cond(a) else orelse(a)
     raise TypeError(f"not an expression node: {node!r}")
 
 
-def _compile_call(node: Call) -> Evaluator:
+def _compile_call(node: Call, explain: bool = False) -> Evaluator:
     op = node.op
-    args = tuple(compile_tree(arg) for arg in node.args)
+    args = tuple(compile_tree(arg, explain) for arg in node.args)
     if op in "TLQFS":
         method = getattr(Answer, op)
         (arg,) = node.args
@@ -332,6 +371,9 @@ def _compile_call(node: Call) -> Evaluator:
     if op in "GMU":
         method = getattr(Answer, op)
         first, second = args
+        if explain and op == "U":
+            smaller = _explaining(lambda f, c, a: a.U(f, c), node, None)
+            return lambda a: smaller(first(a), second(a), a)
         if isinstance(node.args[0], Const):
             k = node.args[0].value
             return lambda a: method(a, k, second(a))
@@ -339,6 +381,9 @@ def _compile_call(node: Call) -> Evaluator:
     if op == "A":
         return lambda a: sum(1 for arg in args if arg(a))
     if op == "X":
+        if explain:
+            largest = _explaining(max, node, None)
+            return lambda a: largest([arg(a) for arg in args])
         if len(args) == 1:
             (only,) = args
             return lambda a: max((only(a),))

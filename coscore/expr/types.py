@@ -21,7 +21,7 @@ from ..diagnostics import Diagnostic
 from .atom_ids import atom_id_problems
 from .cases import outcomes
 from .evaluate import compile_tree
-from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary
+from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary, walk
 from .ranges import blank_count, dominated, never_counting, show, total_range, witnesses
 
 NUMBERS = frozenset({"bool", "int", "float"})
@@ -513,6 +513,44 @@ def combo_types(rule: Any) -> tuple[list[Type], bool]:
     return [t for _, t in found], len(calls) > 1
 
 
+def _combo_findings(combo: Any, inference: _Inference, t: Type) -> list[Diagnostic]:
+    """What the walk of one combo found, as diagnostics: sure failures are errors, failures
+    only some answers reach warnings."""
+    path = f"combos.{combo.id}.combo"
+    if combo.mode == "value" and t.kinds == {"str"}:
+        inference.fail("a value-mode combo must give a number, but this gives text: always fails", 1, True)
+    found = []
+    for f in inference.findings:
+        if f.always_warning:
+            found.append(Diagnostic(path, f.message, f.column, "warning", combo.text))
+            continue
+        message = f.message if f.sure or f.error else f"{f.message.replace(': always fails', '')}: fails whenever this part runs"
+        found.append(Diagnostic(path, message, f.column, "error" if f.sure or f.error else "warning", combo.text))
+    return found
+
+
+def combo_findings(error: Any) -> list[Diagnostic]:
+    """What the type pass finds in each combo of an invalid rule that was read without a
+    problem (``error``, a :class:`~coscore.diagnostics.RuleError`, keeps them in
+    ``parsed``): so that one combo's syntax error does not hide another's ``T(0) > 3``.
+    A combo that names an atom that was not read well is left out, and so is all that
+    needs the whole rule (what never counts, the range of the total)."""
+    parsed = getattr(error, "parsed", None)
+    if not parsed:
+        return []
+    atoms, combos = parsed
+    atom_kinds = {aid: (a.kind, len(a.groups)) for aid, a in atoms.items()}
+    found: list[Diagnostic] = []
+    for combo in combos:
+        named = {str(n.args[0].value) for n in walk(combo.tree)
+                 if isinstance(n, Call) and n.op in "GM" and n.args and isinstance(n.args[0], Const)}
+        if not named <= atom_kinds.keys():
+            continue
+        inference = _Inference(atom_kinds, None)
+        found.extend(_combo_findings(combo, inference, inference.infer(combo.tree, True)))
+    return found
+
+
 def check_rule(rule: Any, blanks: int | tuple[int, int] | None = None) -> TypeReport:
     """Infer the types of ``rule``'s combos (a compiled :class:`coscore.Rule`).
 
@@ -532,18 +570,10 @@ def check_rule(rule: Any, blanks: int | tuple[int, int] | None = None) -> TypeRe
         path = f"combos.{combo.id}"
         needed = max(needed, inference.needed)
         all_blanks = all_blanks or inference.all_blanks
-        if combo.mode == "value" and t.kinds == {"str"}:
-            inference.fail("a value-mode combo must give a number, but this gives text: always fails", 1, True)
         lo, hi = _contribution(t, combo.mode, combo.score)
+        diagnostics.extend(_combo_findings(combo, inference, t))
         result = ComboType(combo.id, t, combo.mode, combo.score, lo, hi, inference.findings)
         combos.append(result)
-        for f in inference.findings:
-            if f.always_warning:
-                diagnostics.append(Diagnostic(f"{path}.combo", f.message, f.column, "warning", combo.text))
-                continue
-            message = f.message if f.sure or f.error else f"{f.message.replace(': always fails', '')}: fails whenever this part runs"
-            diagnostics.append(Diagnostic(f"{path}.combo", message, f.column, "error" if f.sure or f.error else "warning",
-                                          combo.text))
         if not 0 <= combo.score <= 10:
             diagnostics.append(Diagnostic(f"{path}.score", f"score {combo.score} is outside the 0–10 scale", severity="warning"))
         if combo.mode == "logic" and t.truth is False:

@@ -9,9 +9,11 @@ scored, ``{"score", "debugInfo"}`` with the original's number types; ``coscore s
 from __future__ import annotations
 
 import functools
+import weakref
 from typing import Any, Iterable
 
 from ..diagnostics import Diagnostic, RuleError, json_type, shorten
+from ..expr.types import check_rule
 from ..limits import DEFAULT_LIMITS, BudgetExceeded, Limits
 from ..results import failure_message
 from ..rule import Rule
@@ -20,16 +22,39 @@ from ..rulecache import RuleCache, rss_bytes
 from .bodies import json_object
 from .responses import ApiError, finite
 
-__all__ = ["Compiler", "diagnostics", "test_rule", "DEFAULT_CACHE_SIZE", "DEFAULT_CACHE_BYTES"]
+__all__ = ["Compiler", "diagnostics", "findings", "listed", "test_rule", "DEFAULT_CACHE_SIZE", "DEFAULT_CACHE_BYTES",
+           "MAX_LISTED"]
 
 #: Compiled rules kept per worker, and their bytes (see :class:`coscore.rulecache.RuleCache`).
 DEFAULT_CACHE_SIZE = 256
 DEFAULT_CACHE_BYTES = 256 * 2**20
+#: The most findings an answer that scores lists with its results (``/v1/check`` lists them all).
+MAX_LISTED = 100
 
 
 def diagnostics(items: Iterable[Diagnostic]) -> list[dict]:
     """Diagnostics as JSON objects, their messages shortened."""
     return [{**d.to_dict(), "message": shorten(d.message)} for d in items]
+
+
+def findings(rule: Rule) -> list[Diagnostic]:
+    """What ``coscore check`` finds in a compiled rule: its warnings, then the type pass's
+    findings (:func:`coscore.expr.types.check_rule`: a combo that fails on every answer,
+    such as ``T(0) > 3``, is an error; one that never counts a warning)."""
+    return [*rule.warnings, *check_rule(rule).diagnostics]
+
+
+def listed(found: list[Diagnostic], limit: int = MAX_LISTED) -> dict[str, Any]:
+    """``{"warnings": …}``: at most ``limit`` of ``found`` as JSON objects, the errors
+    first (each kind in its order), and ``"warningsOmitted"``, how many more there are,
+    when some are left out (a rule of 1,000 combos that never count would otherwise
+    outweigh its scores)."""
+    errors = [d for d in found if d.severity == "error"]
+    kept = (errors + [d for d in found if d.severity != "error"])[:limit] if len(found) > limit else found
+    out: dict[str, Any] = {"warnings": diagnostics(kept)}
+    if len(found) > len(kept):
+        out["warningsOmitted"] = len(found) - len(kept)
+    return out
 
 
 class Compiler:
@@ -40,6 +65,8 @@ class Compiler:
                  limits: Limits = DEFAULT_LIMITS):
         self.cache = RuleCache(cache_size, compiler=functools.partial(compile_rule, limits=limits),
                                maxbytes=cache_bytes, measure=True)
+        # each kept rule's findings, made the first time they are asked for: they go with the rule
+        self._findings: weakref.WeakKeyDictionary[Rule, list[Diagnostic]] = weakref.WeakKeyDictionary()
 
     def get(self, source: Any) -> Rule:
         """The compiled rule; raises :class:`RuleError` (a rule of the wrong type included)."""
@@ -53,6 +80,13 @@ class Compiler:
             return self.get(source)
         except RuleError as exc:
             raise ApiError(422, "invalid rule", diagnostics=diagnostics(exc.diagnostics)) from None
+
+    def findings(self, rule: Rule) -> list[Diagnostic]:
+        """:func:`findings` of a rule this compiler gave, found once per compiled rule."""
+        found = self._findings.get(rule)
+        if found is None:
+            found = self._findings[rule] = findings(rule)
+        return found
 
     def stats(self) -> dict:
         """What the worker reports after each job: its cache and its resident memory."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from ._text import open_file
@@ -43,6 +43,7 @@ __all__ = [
     "open_file",
     "open_reader",
     "open_writer",
+    "scored_metadata",
     "split_blanks",
 ]
 
@@ -57,6 +58,10 @@ def __getattr__(name: str) -> Any:
         from .legacy import split_blanks
 
         return split_blanks
+    if name == "scored_metadata":
+        from .scored_record import scored_metadata
+
+        return scored_metadata
     raise AttributeError(f"module 'coscore.io' has no attribute {name!r}")
 
 
@@ -92,6 +97,8 @@ def open_reader(
     sheet: str | int | None = None,
     max_cell_chars: int | None = None,
     on_encoding: Callable[[str, str], None] | None = None,
+    header_row: int | None = None,
+    on_header: Callable[[str, str], None] | None = None,
 ) -> Iterator[Reader]:
     """Open ``path`` for reading in format ``fmt`` (default: from the extension of
     the first file). ``path`` may be a glob or a list of paths and globs: their files
@@ -104,6 +111,12 @@ def open_reader(
     ``max_cell_chars``: the most characters of one cell (default 1,000,000; Excel's 32,767
     for workbooks).
 
+    ``header_row`` (CSV, TSV, ``.xlsx``, ``.xls``, ``.ods``): the 1-based row (line) of the
+    file that holds the column names; the rows above it are skipped. By default the header
+    is the first row holding a value, unless that row holds one value alone (a title, often
+    merged across the columns) above a row of two or more: then that row is the header, and
+    ``on_header(file, what)`` is told (``what``: ``"header: row 2 (…); the title row 1 …"``).
+
     Raises :class:`InputError` for a missing or unreadable file, a bad header, a cell
     over the limit, or an option the format does not take.
     """
@@ -115,6 +128,7 @@ def open_reader(
     if fmt not in INPUT_FORMATS:
         raise InputError(files[0], f"unknown input format {fmt!r} (known: {', '.join(INPUT_FORMATS)})")
     options = _options(files[0], fmt, encoding, sheet, max_cell_chars, on_encoding)
+    options.update(_header_options(files[0], fmt, header_row, on_header))
     reader: Any = (
         _open_one(files[0], fmt, chunk_size, options) if len(files) == 1
         else ChainedReader(files, lambda name: _open_one(name, fmt, chunk_size, options))
@@ -139,13 +153,30 @@ def _options(first: str, fmt: str, encoding: str | None, sheet: str | int | None
         if encoding.lower() != "auto":
             from .encodings import codec_name
 
-            codec_name(encoding)
+            codec_name(encoding, first)
         options.update(encoding=encoding, announce=on_encoding)
     if sheet is not None:
         if fmt not in ("xlsx", "xls", "ods"):
             raise InputError(first, f"a sheet (--sheet) is for .xlsx, .xls and .ods workbooks, not {fmt}")
         options["sheet"] = sheet
     return options
+
+
+def _header_options(first: str, fmt: str, header_row: int | None,
+                    on_header: Callable[[str, str], None] | None) -> dict[str, Any]:
+    """The header options of the readers of format ``fmt``, checked."""
+    if fmt not in ("csv", "tsv", "xlsx", "xls", "ods"):
+        if header_row is not None:
+            names = ("Parquet names its columns in its schema" if fmt == "parquet" else
+                     "JSON Lines names its columns in each row's keys" if fmt == "jsonl" else
+                     "the coscore layout's header is its first line, 'text' or 'text,score'")
+            raise InputError(first, f"a header row (--header-row) is for CSV, TSV and .xlsx, .xls and .ods "
+                             f"workbooks, not {fmt}: {names}")
+        return {}
+    if header_row is not None and (isinstance(header_row, bool) or not isinstance(header_row, int)
+                                   or header_row < 1):
+        raise InputError(first, f"the header row (--header-row) is a row number from 1, not {header_row!r}")
+    return {"header_row": header_row, "on_header": on_header}
 
 
 def _open_one(path: str, fmt: str, chunk_size: int, options: dict[str, Any]) -> Any:
@@ -173,22 +204,22 @@ def _open_one(path: str, fmt: str, chunk_size: int, options: dict[str, Any]) -> 
 
 
 def _delimited(path: str, fmt: str, chunk_size: int, *, max_cell_chars: int | None = None,
-               encoding: str | None = None, announce: Callable[[str, str], None] | None = None) -> Any:
-    """A CSV/TSV reader: of the file itself when it is UTF-8, else of its text decoded to
-    UTF-8 in blocks into a temporary file (as standard input is copied)."""
+               encoding: str | None = None, announce: Callable[[str, str], None] | None = None,
+               header_row: int | None = None, on_header: Callable[[str, str], None] | None = None) -> Any:
+    """A CSV/TSV reader: of the file itself when it is UTF-8 (with LF or CRLF line ends),
+    else of its text decoded to UTF-8 (its CR line ends as LF) in blocks into a temporary
+    file (as standard input is copied)."""
     from ._text import display_name, open_binary
     from .columnar_csv import ColumnarDelimitedReader
-    from .encodings import Transcoded, decoded
+    from .encodings import decoded, rewritten
 
-    if path != "-" and encoding is None:
-        return ColumnarDelimitedReader(path, fmt, chunk_size, max_cell_chars=max_cell_chars)
+    header = {"header_row": header_row, "on_header": on_header, "max_cell_chars": max_cell_chars}
     raw = open_binary(path)
-    stream = decoded(raw, encoding, display_name(path), announce)
     try:
-        if path != "-" and not isinstance(stream, Transcoded):
-            return ColumnarDelimitedReader(path, fmt, chunk_size, max_cell_chars=max_cell_chars)
-        return ColumnarDelimitedReader.from_stream(stream, fmt, chunk_size, display_name(path),
-                                                   max_cell_chars=max_cell_chars)
+        stream = decoded(raw, encoding, display_name(path), announce)
+        if path != "-" and not rewritten(stream):
+            return ColumnarDelimitedReader(path, fmt, chunk_size, **header)
+        return ColumnarDelimitedReader.from_stream(stream, fmt, chunk_size, display_name(path), **header)
     finally:
         if path != "-":
             raw.close()
@@ -196,14 +227,21 @@ def _delimited(path: str, fmt: str, chunk_size: int, *, max_cell_chars: int | No
 
 @contextlib.contextmanager
 def open_writer(
-    path: str | os.PathLike[str] | None, fmt: str | None = None, *, bom: bool = False
+    path: str | os.PathLike[str] | None, fmt: str | None = None, *, bom: bool = False,
+    metadata: Mapping[str, Any] | None = None, sheet: str | None = None,
 ) -> Iterator[Writer]:
     """Open ``path`` for writing in format ``fmt`` (default: from the extension, and
     CSV for standard output; an extension coscore does not know is an error). The
     file appears, complete, only when the block ends without an exception (then the
     writer is closed; after an exception, its ``abort`` is called if it has one). With
     ``bom``, CSV and TSV start with a UTF-8 byte order mark, so that Excel reads
-    them as UTF-8."""
+    them as UTF-8.
+
+    ``metadata`` (a JSON-able mapping: how the file was scored) is recorded by Parquet
+    (schema metadata ``coscore``) and ``.xlsx`` (custom document properties), and read
+    back by :func:`scored_metadata`; CSV, TSV and JSON Lines have no place for it.
+    ``sheet`` names the ``.xlsx`` output's sheet (made valid for Excel; default
+    ``scores``); other formats ignore it."""
     to_stdout = path is None or os.fspath(path) == "-"
     try:
         fmt = format_of(path, fmt, default="csv" if to_stdout else None)
@@ -218,7 +256,14 @@ def open_writer(
     if fmt == "parquet":
         make.check_available()
     with atomic_output(path, binary=fmt != "jsonl") as stream:
-        writer = make(stream, fmt, target, bom=bom) if fmt in ("csv", "tsv") else make(stream, target)
+        if fmt in ("csv", "tsv"):
+            writer = make(stream, fmt, target, bom=bom)
+        elif fmt == "xlsx":
+            writer = make(stream, target, sheet=sheet, record=metadata)
+        elif fmt == "parquet":
+            writer = make(stream, target, record=metadata)
+        else:
+            writer = make(stream, target)
         try:
             yield writer
             writer.close()  # closing can fail too (the xlsx writer finishes its zip): then abort

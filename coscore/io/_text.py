@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-from .encodings import Announce, Transcoded, decoded
+from .encodings import Announce, decoded, transcoded
 from .errors import InputError
 
 
@@ -56,7 +56,9 @@ def size_of(path: str | os.PathLike[str]) -> int | None:
 class DecodedLines:
     """Iterate the lines of a binary stream as ``str``, validating UTF-8.
 
-    Lines end at ``\n`` only and keep it (as the ``csv`` module wants). The stream is
+    Lines end at ``\n`` only (with ``newline=""``: at ``\n``, ``\r\n`` and a ``\r`` alone, as
+    Python's universal newlines, and as Arrow's CSV parser, end them) and keep their end (as
+    the ``csv`` module wants). The stream is
     read and decoded in blocks of whole lines, which is much faster than line by line.
     A UTF-8 byte order mark at the start is dropped. ``lineno`` is the number of the
     last line yielded and ``position`` the bytes read so far. Invalid UTF-8 raises
@@ -66,8 +68,9 @@ class DecodedLines:
 
     BLOCK = 1 << 20
 
-    def __init__(self, stream: BinaryIO, source: str, max_line_bytes: int | None = None) -> None:
+    def __init__(self, stream: BinaryIO, source: str, max_line_bytes: int | None = None, newline: str = "\n") -> None:
         self._stream = stream
+        self._newline = newline
         self.source = source
         self.lineno = 0
         self.position = 0
@@ -109,7 +112,7 @@ class DecodedLines:
                 if text.startswith("\ufeff"):
                     text = text[1:]
                     self.bom = True
-            for line in io.StringIO(text, newline="\n"):
+            for line in io.StringIO(text, newline=self._newline):
                 self.lineno += 1
                 yield line
 
@@ -154,6 +157,8 @@ class TextFileReader:
     lines of the file (or standard input), the chunk size, and closing."""
 
     unit = "line"
+    #: where lines end (:class:`DecodedLines`' ``newline``)
+    newline = "\n"
 
     def __init__(
         self, path: str | os.PathLike[str], chunk_size: int, source: str | None = None, *,
@@ -165,9 +170,9 @@ class TextFileReader:
         self._encoding = encoding
         raw = open_binary(path)
         self._stream: Any = decoded(raw, encoding, self.source, announce)
-        if isinstance(self._stream, Transcoded):
+        if transcoded(self._stream):
             self.total_bytes = None  # positions count UTF-8 bytes, not the file's
-        self._lines = DecodedLines(self._stream, self.source, max_line_bytes)
+        self._lines = DecodedLines(self._stream, self.source, max_line_bytes, self.newline)
 
     def close(self) -> None:
         """Close the file (not standard input)."""

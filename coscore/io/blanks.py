@@ -10,19 +10,31 @@ bad one is an :class:`~coscore.io.errors.InputError` naming its line and column.
 """
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .arrays import is_text, text_lists
 from .errors import InputError
+from .identifiers import CODE_ROWS, kind_of_name, looks_like_codes, looks_like_marks
 from .legacy import blank_lists, split_blanks
 from .table import MISSING, Chunk
 
 #: Columns never taken as blanks by default.
 ID_COLUMN = "id"
+#: The prefix of the columns ``coscore score`` adds (never taken as blanks).
+RESULT_PREFIX = "coscore_"
 #: JSON Lines keys holding the answer: a list of blanks, or one string.
 JSONL_KEYS = ("answers", "answer")
+
+
+class BlanksMisfit(InputError):
+    """The columns a table offers as default blanks do not fit what the rule reads (or
+    none is left): the table is fine, the blank columns must be named (``--blanks``).
+    ``offered`` is how many columns could have been blanks."""
+
+    offered: int = 0
 
 
 @dataclass(frozen=True)
@@ -34,19 +46,37 @@ class AnswerColumns:
         blanks: the blank columns in order (tabular formats, or JSON Lines with
             ``--blanks``); empty for the CoScore layout and default JSON Lines.
         label: the column holding the teacher's mark, or ``None``.
+        skipped: the columns left out of the default blanks because they look like
+            identifiers or groups, each with why (``("学号", "an identifier")``).
     """
 
     fmt: str
     blanks: tuple[str, ...]
     label: str | None = None
+    skipped: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     @classmethod
     def resolve(
-        cls, fmt: str, source: str, columns: Sequence[str], blanks: Sequence[str] | None, label: str | None
+        cls, fmt: str, source: str, columns: Sequence[str], blanks: Sequence[str] | None, label: str | None,
+        *, need: tuple[int, bool] | None = None, exclude: Sequence[str] = (), sample: Chunk | None = None,
+        reader: str = "the rule", required: bool = True, header_at: int | None = None,
+        name_them: str = "--blanks COL[,COL...]",
     ) -> "AnswerColumns":
-        """Check the options against the header and pick the default blank columns:
-        every column except ``id`` and the label. Raises :class:`InputError`."""
-        header_line = {"line": 1} if fmt in ("csv", "tsv", "coscore") else {}
+        """Check the options against the header and pick the default blank columns.
+
+        The defaults are the columns but ``id``, the label, ``exclude`` and ``coscore_*``
+        result columns, and but every column that looks like an identifier or a group
+        (:mod:`.identifiers`: by its name, or by the rows of ``sample``, a first chunk).
+        With ``need`` — ``(count, any_number)``: how many blanks ``reader`` reads
+        (:class:`coscore.expr.reads.BlankNeed`) — they are taken only when they fit it:
+        exactly ``count`` columns (at least ``count`` when it reads any number); else an
+        :class:`InputError` names the need, the columns and ``--blanks``. Without
+        ``need`` and not ``required`` (answers only shown, never scored), no column left is
+        no blank. Raises :class:`InputError` for a column that is not there, naming the
+        header's line (CSV, TSV) or row (workbooks): ``header_at``, the reader's
+        ``header_row`` (default line 1; a workbook's row when given)."""
+        header_line = ({"line": header_at or 1} if fmt in ("csv", "tsv", "coscore")
+                       else {"row": header_at} if header_at is not None else {})
         if fmt == "coscore":
             if blanks:
                 raise InputError(source, "--blanks does not apply to the CoScore layout (its blanks are split on '-')")
@@ -58,6 +88,7 @@ class AnswerColumns:
             raise InputError(source, f"no such column (columns: {_listing(columns)})", column=label, **header_line)
         if fmt == "jsonl":
             return cls(fmt, tuple(blanks or ()), label)
+        skipped: tuple[tuple[str, str], ...] = ()
         if blanks:
             for name in blanks:
                 if name not in known:
@@ -66,12 +97,21 @@ class AnswerColumns:
                     )
             chosen = tuple(blanks)
         else:
-            chosen = tuple(name for name in columns if name not in (ID_COLUMN, label))
-            if not chosen:
-                raise InputError(source, "no column left to take as a blank; name them with --blanks", **header_line)
+            left = {ID_COLUMN, label, *exclude}
+            candidates = [name for name in columns if name not in left and not name.startswith(RESULT_PREFIX)]
+            skipped = tuple((name, kind) for name in candidates
+                            if (kind := _identifier(name, sample)) is not None)
+            chosen = tuple(name for name in candidates if name not in dict(skipped))
+            if need is not None and not _fits(need, len(chosen)):
+                misfit = BlanksMisfit(source, _misfit(need, chosen, skipped, reader, name_them), **header_line)
+                misfit.offered = len(chosen)
+                raise misfit
+            if not chosen and (required or need is not None):
+                raise BlanksMisfit(source, "no column left to take as a blank" + _not_taken(skipped)
+                                   + f"; name them with {name_them}", **header_line)
         if label is not None and label in chosen:
             raise InputError(source, "the label column cannot also be a blank", column=label)
-        return cls(fmt, chosen, label)
+        return cls(fmt, chosen, label, skipped)
 
     def select(self, chunk: Chunk) -> list[Any]:
         """The answers of every row of ``chunk``, in order, as a list of Arrow arrays: the
@@ -93,11 +133,54 @@ class AnswerColumns:
             if many is None and _is_text_array(one) and not one.null_count:
                 return [one]
             return [_lists_array(_jsonl_answers(chunk))]
+        if not self.blanks:   # answers without blanks
+            return [_lists_array([[] for _ in range(len(chunk))])]
         for name in self.blanks:
             if name not in chunk.data:
                 raise InputError(chunk.source, "no such key in any row so far", column=name, **_first(chunk))
         return [chunk.data[name] if _is_text_array(chunk.data[name])
                 else pa.array(_strings(chunk.pylist(name), chunk, name), pa.string()) for name in self.blanks]
+
+
+def _identifier(name: str, sample: Chunk | None) -> str | None:
+    """Why column ``name`` is no default blank (``"an identifier"``, ``"a group"``), or ``None``."""
+    kind = kind_of_name(name)
+    if kind is None and sample is not None and name in sample.data and len(sample) >= CODE_ROWS:
+        values = sample.data[name]
+        if not _is_text_array(values) or values.null_count < len(values):
+            kind = "an identifier" if looks_like_codes(sample.pylist(name)) else None
+    return kind
+
+
+def _fits(need: tuple[int, bool], columns: int) -> bool:
+    """Whether ``columns`` default blanks fit a rule reading ``need``: exactly its count (at
+    least, when it reads any number); any columns when it reads no blank by number (its
+    scores cannot depend on them)."""
+    count, any_number = need
+    if count == 0 and not any_number:
+        return True
+    return columns >= count if any_number else columns == count
+
+
+def _misfit(need: tuple[int, bool], chosen: Sequence[str], skipped: Sequence[tuple[str, str]], reader: str,
+            name_them: str) -> str:
+    """Why the default blank columns are not taken: the need, what the data offers, what to give."""
+    count, any_number = need
+    reads = f"{count:,} blank{'s' * (count != 1)}" + ("" if count < 2 else f" (T(0)…T({count - 1}))")
+    reads = ("at least " if any_number else "") + (reads if count else "no numbered blank")
+    offered = f"{len(chosen)} column{'s' * (len(chosen) != 1)} that could be blanks" + \
+        (f" ({_listing(chosen)})" if chosen else "")
+    marks = [name for name in chosen if looks_like_marks(name)]
+    hint = f"; if {marks[0]} holds the teachers' marks, give --label {shlex.quote(marks[0])}" if marks else ""
+    return (f"{reader} reads {reads}, but the data has {offered}{_not_taken(skipped)}: name the blank columns, "
+            f"in order, with {name_them}{hint}")
+
+
+def _not_taken(skipped: Sequence[tuple[str, str]]) -> str:
+    if not skipped:
+        return ""
+    return "; not taken: " + ", ".join(f"{name} (looks like {kind})" for name, kind in skipped[:8]) + \
+        (", ..." if len(skipped) > 8 else "")
 
 
 def _is_text_array(values: Any) -> bool:

@@ -22,6 +22,7 @@ from ._text import display_name, size_of
 from .cell_limit import check_chunk, limit_of, line_cap
 from .delimited import DELIMITERS, DelimitedReader
 from .errors import InputError
+from .header_rows import OnHeader
 from .table import CHUNK_SIZE, Chunk, LazyLines
 
 #: Bytes the Arrow parser reads at a time; a row must fit in one block, so a file with a
@@ -38,13 +39,14 @@ class ColumnarDelimitedReader:
     string arrays. ``columns`` is known once opened; ``source`` names the file in
     messages (default: ``path``). Standard input and other encodings than UTF-8:
     :meth:`from_stream`. A value over ``max_cell_chars`` characters is an error naming its
-    line and column; the header may be of any length (the parser starts after it)."""
+    line and column; the header may be of any length (the parser starts after it).
+    ``header_row`` and ``on_header``: where the header is (:class:`DelimitedReader`)."""
 
     unit = "line"
 
     def __init__(
         self, path: str | os.PathLike[str], fmt: str = "csv", chunk_size: int = CHUNK_SIZE, source: str | None = None,
-        *, max_cell_chars: int | None = None,
+        *, max_cell_chars: int | None = None, header_row: int | None = None, on_header: OnHeader | None = None,
     ) -> None:
         self._path = os.fspath(path)
         self._fmt = fmt
@@ -53,16 +55,20 @@ class ColumnarDelimitedReader:
         self._chunk_size = chunk_size
         self._spool: str | None = None
         self._limit = limit_of(max_cell_chars)
-        exact = self._exact(chunk_size)  # the header, checked as always
+        exact = DelimitedReader(self._path, fmt, chunk_size, self.source, max_cell_chars=self._limit,
+                                header_row=header_row, on_header=on_header)  # the header, checked as always
         self.columns: list[str] = exact.columns
         self._header_bytes = exact.header_bytes
+        #: the line of the header (read again from there, below a title that was skipped)
+        self.header_row: int = exact.header_line
         exact.close()
         self._file: Any = None
         self._line_numbers: list[int] | None = None
         self._consumed = self._header_bytes
 
     def _exact(self, chunk_size: int) -> DelimitedReader:
-        return DelimitedReader(self._path, self._fmt, chunk_size, self.source, max_cell_chars=self._limit)
+        return DelimitedReader(self._path, self._fmt, chunk_size, self.source, max_cell_chars=self._limit,
+                               header_row=self.header_row)
 
     def _open(self, block_size: int) -> Any:
         width = len(self.columns)
@@ -133,7 +139,7 @@ class ColumnarDelimitedReader:
     @classmethod
     def from_stream(
         cls, stream: Any, fmt: str = "csv", chunk_size: int = CHUNK_SIZE, source: str = "<stdin>",
-        *, max_cell_chars: int | None = None,
+        *, max_cell_chars: int | None = None, header_row: int | None = None, on_header: OnHeader | None = None,
     ) -> "ColumnarDelimitedReader":
         """Read ``stream`` (standard input, or a file decoded to UTF-8) as a file: it is
         copied to a temporary file first (the Arrow parser reads blocks ahead, and an error
@@ -142,7 +148,8 @@ class ColumnarDelimitedReader:
         try:
             with spool:
                 shutil.copyfileobj(stream, spool, 1 << 20)
-            reader = cls(spool.name, fmt, chunk_size, source, max_cell_chars=max_cell_chars)
+            reader = cls(spool.name, fmt, chunk_size, source, max_cell_chars=max_cell_chars, header_row=header_row,
+                         on_header=on_header)
         except BaseException:
             os.unlink(spool.name)
             raise

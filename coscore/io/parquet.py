@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, BinaryIO
 
 from ._text import display_name
@@ -118,15 +118,22 @@ class ParquetWriter:
     types are kept from Parquet input; Python values are inferred, all-null columns
     become strings). Consecutive chunks are written as one row group of up to
     :data:`ROW_GROUP_ROWS` rows or :data:`ROW_GROUP_BYTES` bytes; columns of mostly
-    distinct text are written without a dictionary (:data:`DICTIONARY_SAMPLE`)."""
+    distinct text are written without a dictionary (:data:`DICTIONARY_SAMPLE`). ``record``
+    (a JSON-able mapping: how the file was scored) is kept in the schema's metadata under
+    the key ``coscore`` (:mod:`.scored_record`)."""
 
     @staticmethod
     def check_available() -> None:
         """Raise :class:`InputError` now, before any output is made, if pyarrow is missing."""
         _pyarrow()
 
-    def __init__(self, stream: BinaryIO, target: str = "") -> None:
+    def __init__(self, stream: BinaryIO, target: str = "", *, record: Mapping[str, Any] | None = None) -> None:
         self._pa = _pyarrow()
+        self._metadata: dict[bytes, bytes] | None = None
+        if record is not None:
+            from .scored_record import RECORD_KEY, record_json
+
+            self._metadata = {RECORD_KEY.encode(): record_json(record).encode("utf-8")}
         self._pq = sys.modules["pyarrow.parquet"]
         self._stream = stream
         self._target = target
@@ -149,6 +156,8 @@ class ParquetWriter:
             if self._schema is None:
                 declared = {k: _ARROW_TYPES[t](pa) for k, t in chunk.types.items() if t in _ARROW_TYPES}
                 table = pa.table({k: _arrow_array(pa, v, declared.get(k)) for k, v in arrays.items()})
+                if self._metadata is not None:
+                    table = table.replace_schema_metadata(self._metadata)
                 self._schema = table.schema
                 self._writer = self._pq.ParquetWriter(self._stream, self._schema,
                                                       use_dictionary=_dictionary_columns(pa, table))

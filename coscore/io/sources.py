@@ -47,6 +47,10 @@ class ChainedReader:
         self.source = self._first.source
         self.columns: list[str] = self._first.columns
         self.unit = getattr(self._first, "unit", "line")
+        #: the first workbook's sheet (``None`` for other files): an .xlsx output keeps its name
+        self.sheet: str | None = getattr(self._first, "sheet", None)
+        #: the first file's row (line) of the header, where its format has one
+        self.header_row: int | None = getattr(self._first, "header_row", None)
         sizes = [os.path.getsize(name) for name in files]
         self.total_bytes: int | None = sum(sizes) if all(sizes) else None
         self.total_rows: int | None = None

@@ -7,9 +7,13 @@ shared strings) in a second thread while their text and the sheet are checked, t
 (``sheet``: its name or 1-based number; default the first) is read whole, every cell as
 text, and handed on in chunks.
 
-- The header is the sheet's first row that holds a value; its columns run from its
-  first to its last named cell (empty columns on the left are not part of the table).
-  An empty or repeated name is an error.
+- The header is the sheet's first row that holds a value, or, when that row holds one
+  value alone (a title, often merged across the columns) above a row of two or more, that
+  row (said to ``on_header``); ``header_row`` names it instead (the rows above are
+  skipped). Its columns run from its first to its last named cell (empty columns on the
+  left are not part of the table, nor one that holds nothing but a title above the
+  header). An empty or repeated name is an error naming the header's row and
+  ``--header-row``.
 - A cell is text as Excel shows it: text as it is (an ``=1+1`` typed as text stays that
   text; a formula gives its cached value), numbers in Excel's general form (``42``,
   ``0.5``, at most 9 decimals: ``0.333333333``), booleans ``true``/``false``, dates
@@ -33,6 +37,7 @@ import numpy as np
 from ._text import display_name
 from .arrays import int_array, valid_mask
 from .errors import InputError
+from .header_rows import HINT, OnHeader, announcement, is_title
 from .sheet_grid import column_letter
 from .table import CHUNK_SIZE, Chunk
 from .workbook_guard import EXCEL_CELL_CHARS, check_workbook
@@ -56,9 +61,11 @@ class XlsxReader:
 
     def __init__(
         self, path: str | os.PathLike[str], chunk_size: int = CHUNK_SIZE, *, sheet: str | int | None = None,
-        max_cell_chars: int | None = None,
+        max_cell_chars: int | None = None, header_row: int | None = None, on_header: OnHeader | None = None,
     ) -> None:
         self.source = display_name(path)
+        self._header_row = header_row
+        self._on_header = on_header
         self.total_bytes: int | None = None
         self._chunk_size = chunk_size
         name = os.fspath(path)
@@ -115,38 +122,65 @@ class XlsxReader:
     def _data(self, table: Any) -> tuple[list[Any], np.ndarray]:
         """The header checked and taken off; the data columns and their row numbers."""
         columns = [table.column(i) for i in range(table.num_columns)]
-        valid = np.zeros(table.num_rows, dtype=bool)
+        counts = np.zeros(table.num_rows, dtype=np.int64)  # the values of each row
         for column in columns:
-            valid |= valid_mask(column)
-        filled = np.flatnonzero(valid)
-        if not len(filled):
-            raise InputError(self.source, f"{self._where} is empty; expected a header row", row=1)
-        head = int(filled[0])
+            counts += valid_mask(column)
+        filled = np.flatnonzero(counts)
+        head, title = self._header_at(columns, counts, filled)
         names = [column[head].as_py() or "" for column in columns]
         while names and names[-1] == "":
             names.pop()
-        seen: set[str] = set()
-        for i, name in enumerate(names):
-            if name == "" or name in seen:
-                raise InputError(self.source, f"{self._where}: the header has an empty or repeated column name "
-                                 f"(cell {self._letter(i)}{head + 1})", row=head + 1, column=name)
-            seen.add(name)
-        self.columns: list[str] = names
         rows = filled[filled > head]
-        width = len(names)
-        for i, column in enumerate(columns[width:], width):
+        start = 0  # the grid's columns left of the table: empty in the header and below it
+        while start < len(names) and names[start] == "" and not valid_mask(columns[start])[rows].any():
+            start += 1
+        at = f"row {head + 1}" + ("" if title is None else f", below the title in row {title + 1}")
+        seen: set[str] = set()
+        for i, name in enumerate(names[start:], start):
+            if name == "" or name in seen:
+                raise InputError(self.source, f"{self._where}: the header ({at}) has an empty or repeated column name "
+                                 f"(cell {self._letter(i)}{head + 1}); {HINT}", row=head + 1, column=name)
+            seen.add(name)
+        self.columns: list[str] = names[start:]
+        #: the sheet's row of the header
+        self.header_row: int = head + 1
+        end = len(names)
+        width = end - start
+        for i, column in enumerate(columns[end:], end):
             beyond = np.flatnonzero(valid_mask(column)[rows])
             if len(beyond):
                 number = int(rows[beyond[0]]) + 1
                 raise InputError(self.source, f"{self._where}: a value beyond the {width} named columns "
-                                 f"(cell {self._letter(i)}{number})", row=number)
-        kept = [_text(column) for column in columns[:width]]
+                                 f"(cell {self._letter(i)}{number}); the header is {at}; {HINT}", row=number)
+        if title is not None and self._on_header is not None:
+            lone = next(column[title].as_py() for column in columns if column[title].is_valid)
+            self._on_header(self.source, announcement("row", head + 1, self.columns, title + 1, str(lone)))
+        kept = [_text(column) for column in columns[start:end]]
         if len(rows) and rows[-1] - rows[0] + 1 == len(rows):  # no empty row among the data: a slice
             kept = [column.slice(int(rows[0]), len(rows)) for column in kept]
         elif len(rows) != table.num_rows:
             indices = int_array(rows)
             kept = [column.take(indices) for column in kept]
         return kept, rows + 1
+
+    def _header_at(self, columns: list[Any], counts: np.ndarray, filled: np.ndarray) -> tuple[int, int | None]:
+        """The grid row of the header, and that of the title skipped above it (or ``None``):
+        ``header_row``, else the first row holding a value, else the row below a lone title."""
+        asked = self._header_row
+        if asked is not None:
+            if asked > len(counts) or not counts[asked - 1]:
+                last = f"; its last row with a value is row {int(filled[-1]) + 1}" if len(filled) else ""
+                raise InputError(self.source, f"{self._where}: row {asked} (--header-row {asked}) holds no value"
+                                 f"{last}; give the row that holds the column names", row=asked)
+            return asked - 1, None
+        if not len(filled):
+            raise InputError(self.source, f"{self._where} is empty; expected a header row", row=1)
+        head = int(filled[0])
+        if len(filled) > 1 and counts[head] == 1 and counts[filled[1]] >= 2:
+            lone = next(column[head].as_py() for column in columns if column[head].is_valid)
+            if is_title([str(lone)]):
+                return int(filled[1]), head
+        return head, None
 
     def chunks(self) -> Iterator[Chunk]:
         """The rows, ``chunk_size`` at a time."""
@@ -170,9 +204,11 @@ class WorkbookReader(XlsxReader):
     (:mod:`.workbook_child`), then each cell is held to ``max_cell_chars``."""
 
     def __init__(self, path: str | os.PathLike[str], chunk_size: int = CHUNK_SIZE, *, sheet: str | int | None = None,
-                 max_cell_chars: int | None = None, kind: str = ".xls") -> None:
+                 max_cell_chars: int | None = None, kind: str = ".xls", header_row: int | None = None,
+                 on_header: OnHeader | None = None) -> None:
         self.kind = kind
-        super().__init__(path, chunk_size, sheet=sheet, max_cell_chars=max_cell_chars)
+        super().__init__(path, chunk_size, sheet=sheet, max_cell_chars=max_cell_chars, header_row=header_row,
+                         on_header=on_header)
 
     def _load(self, name: str, sheet: str | int | None, limit: int) -> tuple[list[str], int, Any]:
         from .workbook_child import read_sheet

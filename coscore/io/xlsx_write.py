@@ -5,11 +5,21 @@ made here a chunk at a time from whole Arrow columns (as the CSV writer makes it
 and deflated as it goes, so memory stays flat. A per-cell writer (xlsxwriter, openpyxl)
 spends some 9 microseconds a cell in Python: 10 s for 200,000 scored rows.
 
-- Text is always stored as text (an inline string: an answer ``=1+1`` is never a
-  formula), floats and integers as numbers (floats exactly: ``repr``), booleans as
-  booleans; NaN and missing values are empty cells, infinities the text ``inf``; an empty
-  text is an empty text cell (the row stays). A column of Python values mixing text and
-  numbers, lists or objects is written as text (lists and objects as JSON).
+- Floats and integers are stored as numbers (floats exactly: ``repr``), booleans as
+  booleans; NaN and missing values are empty cells, infinities the text ``inf``. Text is
+  stored as text (an inline string: an answer ``=1+1`` is never a formula), but for a cell
+  whose text is the plain spelling of a number that Excel shows the same way
+  (:data:`NUMBER_TEXT`: ``4``, ``-3``, ``4.5``, ``0.25``): readers give every CSV and workbook
+  cell as text, and a mark kept as text would not add up in Excel. A leading zero (``007``,
+  ``00123``), a ``+``, spaces, a thousands separator, an exponent, a trailing zero after the
+  point (``4.50``), more than 11 characters (Excel shows 12 digits as ``1.23457E+11``),
+  decimals on a million or more, or ``inf``/``nan`` keep the text; each number so written
+  reads back (fastexcel, calamine) as the text it was. An empty text is an empty text cell
+  (the row stays). A column of Python values mixing text and numbers, lists or objects is
+  written as text (lists and objects as JSON).
+- The sheet is named ``sheet`` (the input's sheet, when it was a workbook), made valid for
+  Excel (:func:`sheet_name`), else ``scores``; a ``record`` of the run
+  (:mod:`.scored_record`) is written as custom document properties.
 - Cells carry no reference (``r="B7"``): each row lists all its cells in order, an empty
   one as ``<c/>`` (the rows keep their numbers). Excel, LibreOffice and calamine place
   such cells by their order; the sheet is a quarter smaller and deflates faster.
@@ -24,13 +34,14 @@ from __future__ import annotations
 
 import contextlib
 import zipfile
+from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, BinaryIO
 
 import numpy as np
 import pyarrow as pa
 
-from .arrays import bool_array, int_array, string_array, string_scalar
+from .arrays import int_array, string_array, string_scalar
 from .cells import offsets_of, text_bytes, text_column
 from .errors import InputError
 from .table import MISSING, Chunk
@@ -39,6 +50,24 @@ from .workbook_guard import EXCEL_CELL_CHARS
 #: The most rows and columns of one Excel sheet.
 EXCEL_ROWS = 1_048_576
 EXCEL_COLUMNS = 16_384
+#: The sheet's name when the input names none.
+DEFAULT_SHEET = "scores"
+#: Excel's longest sheet name (in UTF-16 code units) and the characters it refuses in one.
+SHEET_NAME_CHARS = 31
+_SHEET_NAME_REFUSED = frozenset("[]:*?/\\")
+#: A text written as a number (RE2): no leading zero, sign but ``-``, exponent, nor
+#: trailing zero after the point; no more than 3 zeros after ``0.`` (Excel shows
+#: ``0.00001`` as ``1E-05``); decimals only below a million (fastexcel reads a number
+#: back rounded to 9 decimals: below 2**52 * 1e-9 every one comes back as it was written,
+#: above it ``10006558.2`` reads ``10006558.199999999``). Its length is bound apart
+#: (:data:`NUMBER_CHARS`).
+NUMBER_TEXT = r"^(0|-?[1-9][0-9]*|-?[1-9][0-9]{0,5}\.[0-9]*[1-9]|-?0\.0{0,3}[1-9]([0-9]*[1-9])?)$"
+#: The most characters (the ``-`` apart) of a text written as a number: what Excel's
+#: General format shows without exponent, and (at most 9 decimals) what fastexcel reads
+#: back as the same text.
+NUMBER_CHARS = 11
+_NUMBER_START = np.zeros(256, dtype=bool)
+_NUMBER_START[list(b"-0123456789")] = True
 #: The deflate level for the sheet: zlib's level 1 deflates XML some 3 times faster than
 #: its default level 6, for a file about 20 % larger; ISA-L's level 1 (used when the isal
 #: package is there) 4 times faster again, for about the size of zlib's.
@@ -49,23 +78,24 @@ _HEAD = (b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
          b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>')
 _FOOT = b"</sheetData></worksheet>"
 _NS = "http://schemas.openxmlformats.org"
+_TYPES = (
+    f'<Types xmlns="{_NS}/package/2006/content-types">'
+    '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+    '<Default Extension="xml" ContentType="application/xml"/>'
+    '<Override PartName="/xl/workbook.xml" '
+    'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>'
+    '<Override PartName="/xl/worksheets/sheet1.xml" '
+    'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>'
+    '<Override PartName="/xl/styles.xml" '
+    'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>{custom}</Types>')
+_RELS = (
+    f'<Relationships xmlns="{_NS}/package/2006/relationships"><Relationship Id="rId1" '
+    f'Type="{_NS}/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/>{{custom}}'
+    '</Relationships>')
+_WORKBOOK = (
+    f'<workbook xmlns="{_NS}/spreadsheetml/2006/main" xmlns:r="{_NS}/officeDocument/2006/relationships">'
+    '<sheets><sheet name="{name}" sheetId="1" r:id="rId1"/></sheets></workbook>')
 _PARTS = {
-    "[Content_Types].xml": (
-        f'<Types xmlns="{_NS}/package/2006/content-types">'
-        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
-        '<Default Extension="xml" ContentType="application/xml"/>'
-        '<Override PartName="/xl/workbook.xml" '
-        'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>'
-        '<Override PartName="/xl/worksheets/sheet1.xml" '
-        'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>'
-        '<Override PartName="/xl/styles.xml" '
-        'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/></Types>'),
-    "_rels/.rels": (
-        f'<Relationships xmlns="{_NS}/package/2006/relationships"><Relationship Id="rId1" '
-        f'Type="{_NS}/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>'),
-    "xl/workbook.xml": (
-        f'<workbook xmlns="{_NS}/spreadsheetml/2006/main" xmlns:r="{_NS}/officeDocument/2006/relationships">'
-        '<sheets><sheet name="scores" sheetId="1" r:id="rId1"/></sheets></workbook>'),
     "xl/_rels/workbook.xml.rels": (
         f'<Relationships xmlns="{_NS}/package/2006/relationships">'
         f'<Relationship Id="rId1" Type="{_NS}/officeDocument/2006/relationships/worksheet" '
@@ -86,7 +116,7 @@ _PARTS = {
 _EMPTY = "<c/>"
 _DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
 #: Bytes of UTF-8 text that need more than joining: XML's specials, ``_`` (of ``_x``) and controls.
-_SPECIAL = bytes([*range(0, 9), *range(11, 32), ord("&"), ord("<"), ord(">"), ord("_")])
+_SPECIAL = bytes([*range(9), *range(11, 32), ord("&"), ord("<"), ord(">"), ord("_")])
 #: The bytes of white space an XML reader may trim from a text's ends (space, tab, LF, CR).
 _SPACE = np.zeros(256, dtype=bool)
 _SPACE[[32, 9, 10, 13]] = True
@@ -110,10 +140,15 @@ def _pc() -> Any:
 
 
 class XlsxWriter:
-    """Write chunks to the sheet ``scores`` of a new ``.xlsx`` workbook (streamed)."""
+    """Write chunks to the one sheet of a new ``.xlsx`` workbook (streamed), named ``sheet``
+    (:func:`sheet_name`; default ``scores``); ``record`` (a JSON-able mapping: how the file was
+    scored, :mod:`.scored_record`) is written as custom document properties."""
 
-    def __init__(self, stream: BinaryIO, target: str = "") -> None:
+    def __init__(self, stream: BinaryIO, target: str = "", *, sheet: str | None = None,
+                 record: Mapping[str, Any] | None = None) -> None:
         self._target = target
+        self._sheet_name = sheet_name(sheet)
+        self._record = record
         self._zip = zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=COMPRESS_LEVEL)
         self._sheet: Any = None
         self._deflater: ThreadPoolExecutor | None = None
@@ -213,19 +248,28 @@ class XlsxWriter:
 
     def _text_cells(self, texts: Any, chunk: Chunk, name: str) -> Any:
         """Inline strings; ``xml:space="preserve"`` only on a text that starts or ends with
-        white space (XML readers may trim it otherwise): 19 bytes a cell less to deflate."""
+        white space (XML readers may trim it otherwise): 19 bytes a cell less to deflate. A
+        text that is the plain spelling of a number (:func:`_numbers`) is that number."""
         pc = _pc()
         texts = _escaped(_checked_text(texts, chunk, name))
-
-        def cells(opening: str) -> Any:
-            return pc.binary_join_element_wise(string_scalar(opening), texts, string_scalar("</t></is></c>"),
-                                               string_scalar(""))
-
-        plain = cells('<c t="inlineStr"><is><t>')
-        spaced = _spaced_ends(texts)
-        if spaced is None:
-            return plain
-        return pc.if_else(bool_array(spaced), cells('<c t="inlineStr"><is><t xml:space="preserve">'), plain)
+        numbers = _numbers(texts)
+        if numbers is not None and numbers.all():
+            kinds = None
+            opening, closing = string_scalar(_OPENINGS[2]), string_scalar(_CLOSINGS[2])
+        else:
+            spaced = _spaced_ends(texts)
+            if spaced is None and numbers is None:
+                kinds = None
+                opening, closing = string_scalar(_OPENINGS[0]), string_scalar(_CLOSINGS[0])
+            else:   # each cell's tags picked from the three kinds: the texts are copied once
+                kinds = np.zeros(len(texts), dtype=np.int8)
+                if spaced is not None:
+                    kinds[spaced] = 1
+                if numbers is not None:
+                    kinds[numbers] = 2
+                opening = _tags(_OPENINGS, kinds)
+                closing = _tags(_CLOSINGS, kinds) if numbers is not None else string_scalar(_CLOSINGS[0])
+        return pc.binary_join_element_wise(opening, texts, closing, string_scalar(""))
 
     def abort(self) -> None:
         """Give up the file (it is being discarded): its handles are closed now, so that
@@ -253,12 +297,55 @@ class XlsxWriter:
         except RuntimeError as exc:  # zipfile: a sheet over 4 GiB
             raise InputError(self._target, f"the sheet is too large for one .xlsx part ({exc}); "
                              "write CSV or Parquet instead") from None
-        for part, xml in _PARTS.items():
+        for part, xml in _parts(self._sheet_name, self._record).items():
             self._zip.writestr(part, _DECLARATION + xml)
         self._zip.close()
 
 
-def _unstorable(chunk: Chunk, name: str, exc: "_Unstorable") -> InputError:
+def sheet_name(name: str | None) -> str:
+    """``name`` made a valid Excel sheet name: each of ``[]:*?/\\`` and each character XML
+    cannot hold made ``_``, cut to 31 UTF-16 code units, without a ``'`` at either end;
+    :data:`DEFAULT_SHEET` when nothing is left (or for ``History``, which Excel reserves)."""
+    if not isinstance(name, str):
+        return DEFAULT_SHEET
+    kept = "".join("_" if c in _SHEET_NAME_REFUSED or not _xml_char(c) else c for c in name)
+    cut, units = [], 0
+    for c in kept:
+        units += 2 if ord(c) > 0xFFFF else 1
+        if units > SHEET_NAME_CHARS:
+            break
+        cut.append(c)
+    kept = "".join(cut).strip("'")
+    return DEFAULT_SHEET if not kept.strip() or kept.lower() == "history" else kept
+
+
+def _xml_char(c: str) -> bool:
+    """Whether XML 1.0 can hold ``c`` (literally or as a character reference)."""
+    n = ord(c)
+    return n in (9, 10, 13) or 0x20 <= n <= 0xD7FF or 0xE000 <= n <= 0xFFFD or n >= 0x10000
+
+
+def _parts(sheet: str, record: Mapping[str, Any] | None) -> dict[str, str]:
+    """The workbook's parts but the sheet: its sheet named ``sheet``; with ``record``, the
+    custom properties that hold it."""
+    from xml.sax.saxutils import quoteattr
+
+    parts = {"xl/workbook.xml": _WORKBOOK.replace('"{name}"', quoteattr(sheet)), **_PARTS}
+    if record is None:
+        parts["[Content_Types].xml"] = _TYPES.replace("{custom}", "")
+        parts["_rels/.rels"] = _RELS.replace("{custom}", "")
+        return parts
+    from .scored_record import CUSTOM_PART, CUSTOM_RELATION, CUSTOM_TYPE, custom_properties
+
+    parts["[Content_Types].xml"] = _TYPES.replace(
+        "{custom}", f'<Override PartName="/{CUSTOM_PART}" ContentType="{CUSTOM_TYPE}"/>')
+    parts["_rels/.rels"] = _RELS.replace(
+        "{custom}", f'<Relationship Id="rId2" Type="{CUSTOM_RELATION}" Target="{CUSTOM_PART}"/>')
+    parts[CUSTOM_PART] = custom_properties(record)
+    return parts
+
+
+def _unstorable(chunk: Chunk, name: str, exc: _Unstorable) -> InputError:
     return InputError(chunk.source, f"this value holds {exc.what}, which an .xlsx file cannot store; "
                       "write CSV or Parquet instead", column=name, **chunk.where(exc.index))
 
@@ -369,6 +456,75 @@ def _checked_text(texts: Any, chunk: Chunk, name: str) -> Any:
                                  "which an .xlsx file cannot store; write CSV or Parquet instead",
                                  column=name, **chunk.where(i))
     return texts
+
+
+#: A text cell's opening and closing tags: plain, keeping white space at its ends, a number.
+_OPENINGS = ('<c t="inlineStr"><is><t>', '<c t="inlineStr"><is><t xml:space="preserve">', "<c><v>")
+_CLOSINGS = ("</t></is></c>", "</t></is></c>", "</v></c>")
+
+
+def _tags(tags: tuple[str, ...], kinds: np.ndarray) -> Any:
+    """The string array of ``tags[kind]`` for each of ``kinds``."""
+    return _pc().take(string_array(list(tags)), pa.array(kinds, pa.int8()))
+
+
+def _numbers(texts: Any) -> np.ndarray | None:
+    """Which of ``texts`` (a string array, after :func:`_escaped`: a number holds nothing it
+    escapes) are written as numbers (a mask: :data:`NUMBER_TEXT`, at most
+    :data:`NUMBER_CHARS` characters), or ``None`` when none is. Only short texts that start
+    with a digit or ``-`` are matched: most answers are ruled out by two looks at their
+    offsets and first byte, on the Arrow buffers where they lie."""
+    if isinstance(texts, pa.ChunkedArray):
+        texts = texts.combine_chunks()
+    if not len(texts) or texts.null_count == len(texts):
+        return None
+    offsets = offsets_of(texts)
+    sizes = np.diff(offsets)
+    short = np.flatnonzero((sizes > 0) & (sizes <= NUMBER_CHARS + 1))
+    if not len(short):
+        return None
+    first = np.frombuffer(texts.buffers()[2], dtype=np.uint8)[offsets[:-1][short]]
+    fits = _NUMBER_START[first] & (sizes[short] <= NUMBER_CHARS + (first == ord("-")))
+    if texts.null_count:
+        fits &= np.asarray(texts.is_valid())[short]
+    candidates = short[fits]
+    if not len(candidates):
+        return None
+    # whole numbers (digits only, no leading zero) are told by counting the bytes that are
+    # no digit; only the others (a '-' or a '.') go to the pattern
+    digits = _no_other_bytes(texts, offsets, candidates)
+    matched = digits & ((first[fits] != ord("0")) | (sizes[candidates] == 1))
+    others = np.flatnonzero(~digits)
+    if len(others):
+        shortlist = texts.take(int_array(candidates[others]))
+        matched[others] = np.asarray(_pc().match_substring_regex(shortlist, NUMBER_TEXT).fill_null(False), dtype=bool)
+    if not matched.any():
+        return None
+    if len(candidates) == len(texts):
+        return matched
+    mask = np.zeros(len(texts), dtype=bool)
+    mask[candidates[matched]] = True
+    return mask
+
+
+def _no_other_bytes(texts: Any, offsets: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+    """Whether each of the ``chosen`` texts (their indices; each at most a dozen bytes) holds
+    digits only: counted over the column's bytes at once when most texts are chosen, else
+    over a small matrix of the chosen texts' bytes."""
+    data = np.frombuffer(texts.buffers()[2], dtype=np.uint8)
+    if 2 * len(chosen) >= len(texts):
+        region = data[offsets[0] : offsets[-1]]
+        other = (region - np.uint8(48)) > 9   # no digit: '0'..'9' wrap to 0..9, the rest above
+        if not other.any():
+            return np.ones(len(chosen), dtype=bool)
+        counts = np.zeros(len(region) + 1, dtype=np.int32)
+        np.cumsum(other, out=counts[1:])
+        start = offsets[:-1][chosen] - offsets[0]
+        return counts[start + np.diff(offsets)[chosen]] == counts[start]
+    lengths = np.diff(offsets)[chosen]
+    span = np.arange(int(lengths.max()))
+    raw = data[np.minimum(offsets[:-1][chosen][:, None] + span, len(data) - 1)]
+    return (((raw - np.uint8(48)) <= 9) | (span >= lengths[:, None])).all(axis=1)
 
 
 def _spaced_ends(texts: Any) -> np.ndarray | None:

@@ -97,7 +97,8 @@ def is_table(source: Any) -> bool:
     return _is_arrow(source) or hasattr(source, "__arrow_c_stream__") or hasattr(source, "__dataframe__")
 
 
-def blank_table(source: Any, reads: Collection[int] | None = None) -> BlankTable | None:
+def blank_table(source: Any, reads: Collection[int] | None = None,
+                need: tuple[int, bool] | None = None) -> BlankTable | None:
     """``source`` as a :class:`BlankTable` when it is held whole: Python answers (a list
     or tuple of answers: ``answers``), or blank columns (groups; a pandas DataFrame whose
     object columns hold values that are not text gives its answers as Python lists, see
@@ -108,9 +109,17 @@ def blank_table(source: Any, reads: Collection[int] | None = None) -> BlankTable
 
     ``reads``, when given, are the only blanks (0-based) the rule to score reads
     (:attr:`coscore.engine.Plan.blanks_read`): the other columns of a DataFrame are
-    checked but not converted, and stand as empty blanks (the rule never sees them)."""
+    checked but not converted, and stand as empty blanks (the rule never sees them).
+
+    ``need`` — how many blanks the rule reads (:class:`coscore.expr.reads.BlankNeed`) —
+    guards a table whose columns are named (a DataFrame, an Arrow table): when it has more
+    columns than the rule reads and one of them looks like student ids or groups (学号,
+    班级, ``id``, ``class``…), the whole sheet, not its blank columns, was given: a
+    ``ValueError`` says to pass the blank columns (a list of Arrow arrays is taken as given)."""
     if isinstance(source, BlankTable):
         return source
+    if need is not None:
+        _check_named_columns(source, need)
     if isinstance(source, Mapping):
         raise TypeError(f"cannot score a {type(source).__name__}: {WHAT_TO_PASS}")
     if isinstance(source, list) and source and _is_column(source[0]):
@@ -139,7 +148,32 @@ def blank_table(source: Any, reads: Collection[int] | None = None) -> BlankTable
     return None
 
 
-def table_stream(source: Any, reads: Collection[int] | None, chunk_size: int) -> tuple[Iterator[BlankTable], bool]:
+def _check_named_columns(source: Any, need: tuple[int, bool]) -> None:
+    """Refuse a table with named columns that is a whole sheet rather than its blank
+    columns: more columns than the rule reads (or any number, for ``'*'``), one of them
+    named like student ids or groups (see :func:`blank_table`)."""
+    if isinstance(source, (str, bytes, list, tuple, Mapping)):
+        return
+    names = getattr(source, "column_names", None) if _is_arrow(source) else None
+    if names is None and hasattr(source, "columns") and (hasattr(source, "dtypes") or hasattr(source, "schema")):
+        names = [str(c) for c in source.columns]
+    count, any_number = need
+    if names is None or (len(names) <= count and not any_number):
+        return   # at most the blanks the rule reads: the columns were chosen
+    from ..io.identifiers import kind_of_name
+
+    for name in names:
+        kind = kind_of_name(str(name))
+        if kind is not None:
+            listed = ", ".join(repr(str(n)) for n in names[:8]) + (", ..." if len(names) > 8 else "")
+            reads = "any number of blanks" if any_number else f"{count} blank{'s' * (count != 1)}"
+            raise ValueError(f"column {str(name)!r} looks like {kind}, not a blank, and the rule reads {reads} of "
+                             f"the table's {len(names)} columns ({listed}): pass only the blank columns, in order "
+                             f"(e.g. df[['q1_a', 'q1_b']])")
+
+
+def table_stream(source: Any, reads: Collection[int] | None, chunk_size: int,
+                 need: tuple[int, bool] | None = None) -> tuple[Iterator[BlankTable], bool]:
     """``source`` as a stream of :class:`BlankTable` chunks, and whether they hold Python
     answers (cut here from a stream, to be scored by the caller's thread as they come)
     rather than columns. A table held whole (:func:`blank_table`) is cut into chunks of
@@ -151,13 +185,15 @@ def table_stream(source: Any, reads: Collection[int] | None, chunk_size: int) ->
         if first is _END:
             return iter(()), True
         if is_table(first):
-            return _each_table(itertools.chain([first], source), reads), False
+            return _each_table(itertools.chain([first], source), reads, need), False
         return _answer_chunks(itertools.chain([first], source), chunk_size), True
     if isinstance(source, list) and source and is_table(source[0]) and not _is_column(source[0]):
-        return _each_table(source, reads), False
+        return _each_table(source, reads, need), False
     if _is_arrow(source) and hasattr(source, "read_next_batch"):   # an Arrow RecordBatchReader: its batches
-        return _each_table(source, reads), False
-    table = blank_table(source, reads)
+        if need is not None:
+            _check_named_columns(source.schema, need)
+        return _each_table(source, reads, None), False
+    table = blank_table(source, reads, need)
     if table is None:
         return _answer_chunks(source, chunk_size), True
     return table.chunks(chunk_size), table.answers is not None
@@ -166,9 +202,10 @@ def table_stream(source: Any, reads: Collection[int] | None, chunk_size: int) ->
 _END = object()
 
 
-def _each_table(tables: Iterable[Any], reads: Collection[int] | None) -> Iterator[BlankTable]:
+def _each_table(tables: Iterable[Any], reads: Collection[int] | None,
+                need: tuple[int, bool] | None) -> Iterator[BlankTable]:
     for source in tables:
-        table = blank_table(source, reads) if is_table(source) else None
+        table = blank_table(source, reads, need) if is_table(source) else None
         if table is None:
             raise TypeError(f"a stream of tables holds a {type(source).__name__}: each item must be a "
                             f"table of blank columns (see coscore.pipeline.tables)")

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..labelled import Table
+from ..labelled import LeftOut, Table, left_out
 from .bootstrap import RESAMPLES, SEED, Resampling, interval
 from .counts import PairColumns, TrueScoreColumns, centre, subset
 from .groups import GroupStats, group_stats
@@ -36,12 +36,14 @@ FIGURES: tuple[str, ...] = (
 @dataclass
 class Scorer:
     """One scorer: its ``name``, its scores over the table's rows (NaN where none) and,
-    for a rule, the compiled rule and its provenance."""
+    for a rule, the compiled rule and its provenance; for a column read with
+    ``--missing-marks skip``, the rows left out for their score (``left_out``)."""
 
     name: str
     scores: np.ndarray
     rule: Any = None
     provenance: Provenance | None = None
+    left_out: LeftOut | None = None
 
 
 @dataclass
@@ -122,6 +124,17 @@ class Comparison:
     label2: str | None = None
     human_human: ScorerResult | None = None
     by: str | None = None
+    #: ``--missing-marks``; with ``skip``, the rows left out for their mark, their second
+    #: mark and (by scorer) their score in a scorer column.
+    missing_marks: str = "error"
+    left_out: LeftOut | None = None
+    left_out_label2: LeftOut | None = None
+    left_out_scorers: dict[str, LeftOut] = field(default_factory=dict)
+
+    def left_out_lines(self) -> list[str]:
+        """A line for each column with rows left out (``--missing-marks skip``)."""
+        found = [self.left_out, *self.left_out_scorers.values(), self.left_out_label2]
+        return [f.describe() for f in found if f and f.rows]
 
     def to_dict(self) -> dict[str, Any]:
         """``{"n", "scorers": [{"name", "qwk": {"value", "ci"}, …}], "pairs": [{"a", "b",
@@ -136,7 +149,18 @@ class Comparison:
             "human_human": self.human_human.to_dict() if self.human_human else None,
             "by": self.by,
             "disagreements": [asdict(r) for r in self.rows],
+            "missing_marks": self.missing_marks,
+            "left_out": self.left_out.to_dict() if self.left_out else None,
+            "left_out_label2": self.left_out_label2.to_dict() if self.left_out_label2 else None,
+            "left_out_scorers": {name: found.to_dict() for name, found in self.left_out_scorers.items()},
+            "summary": self.summary(),
         })
+
+    def summary(self) -> list[str]:
+        """The plain-language lines that head the comparison (:func:`.summary.comparison_summary`)."""
+        from .summary import comparison_summary
+
+        return comparison_summary(self)
 
 
 def compare(table: Table, scorers: list[Scorer], date: str, count: int = RESAMPLES, seed: int = SEED,
@@ -153,7 +177,8 @@ def compare(table: Table, scorers: list[Scorer], date: str, count: int = RESAMPL
     rows = np.flatnonzero(keep)
     h = marks[rows]
     preds = {s.name: s.scores[rows] for s in scorers}
-    second = table.numbers(label2)[rows] if label2 else None
+    seconds = table.marks_of(label2, "second mark") if label2 else None
+    second = seconds[rows] if seconds is not None else None
     groups = [column_cells(table, by)[i] for i in rows] if by else None
     resampling = Resampling([h, *([second] if second is not None else []), *preds.values()], method)
     draws = _draws(resampling, len(scorers), second is not None, count, seed)
@@ -178,8 +203,13 @@ def compare(table: Table, scorers: list[Scorer], date: str, count: int = RESAMPL
         humans = ScorerResult(label2, "human", None, overall,
                               {key: Estimate(getattr(overall, key), interval(draws[-1][key])) for key in FIGURES},
                               level_stats(h[double], second[double]))
+    skip = table.missing_marks == "skip"
     return Comparison(int(rows.size), len(table), table.label or "", table.source, date, count, seed,
-                      results, pairs, split_rows(table, scorers, top), resampling.method, label2, humans, by)
+                      results, pairs, split_rows(table, scorers, top), resampling.method, label2, humans, by,
+                      table.missing_marks,
+                      left_out(table, table.label) if skip and table.label in table.columns else None,
+                      left_out(table, label2, seconds, "second mark") if skip and seconds is not None else None,
+                      {s.name: s.left_out for s in scorers if s.left_out is not None})
 
 
 def agreement_intervals(human: Any, pred: Any, count: int = RESAMPLES, seed: int = SEED) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import unicodedata
 from collections.abc import Sequence
 
 
@@ -33,14 +34,29 @@ def html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return f"<table>\n<tr>{head}</tr>\n{body}\n</table>\n"
 
 
+def width(text: str) -> int:
+    """The columns ``text`` takes in a terminal: 2 for each wide or full-width character
+    (Chinese, Japanese, Korean), 0 for a combining mark, 1 for any other."""
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+               for ch in text)
+
+
+def pad(text: str, columns: int, left: bool = False) -> str:
+    """``text`` padded with spaces to ``columns`` display columns (:func:`width`), aligned
+    right (or ``left``); never cut: a longer text is returned whole."""
+    room = " " * max(0, columns - width(text))
+    return text + room if left else room + text
+
+
 def text_table(header: Sequence[str], rows: Sequence[Sequence[str]], indent: str = "  ") -> list[str]:
     """Lines of a plain-text table: the first column left-aligned, the others right-aligned,
-    each as wide as its widest cell (two spaces between columns)."""
+    each as wide as its widest cell in display columns (:func:`width`; two spaces between
+    columns), so that no heading or cell is ever cut."""
     columns = list(zip(header, *rows)) if header else []
-    widths = [max(len(c) for c in column) for column in columns]
+    widths = [max(width(c) for c in column) for column in columns]
     lines = []
     for row in (header, *rows):
-        cells = [f"{c:<{w}}" if j == 0 else f"{c:>{w}}" for j, (c, w) in enumerate(zip(row, widths))]
+        cells = [pad(c, w, left=j == 0) for j, (c, w) in enumerate(zip(row, widths))]
         lines.append((indent + "  ".join(cells)).rstrip())
     return lines
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
-from .format import flag, fmt, html_flag, html_table, page, text_table
+from .format import flag, fmt, html_flag, html_table, pad, page, text_table, width
 from .humans import DEGRADATION, DEGRADED, DISATTENUATED_R, HH_ADJACENT, HH_EXACT, HH_QWK, HH_R, Consistency
 from .plots import distribution_figure, heatmap_figure, png
 from .render_groups import GROUP_HEADER, GROUP_NOTE, group_table, html_groups
 from .render_compare import comparison_body, comparison_html, comparison_text
 from .stats import QWK_THRESHOLD, SMD_THRESHOLD, Agreement
+from .summary import agreement_summary, summary_html, summary_text
 
 if TYPE_CHECKING:
     from .sections import FullReport, Provenance
@@ -20,22 +21,24 @@ __all__ = ["comparison_body", "comparison_html", "comparison_text", "confusion_l
 
 
 def render_text(stats: Agreement, label: str = "human", pred: str = "coscore") -> str:
-    """A plain-text report: the statistics, flags and the confusion matrix."""
+    """A plain-text report: the statistics, flags and the confusion matrix. The columns
+    of the means and SDs are as wide as the names of ``label`` and ``pred`` (never cut)."""
+    w1, w2 = max(10, width(label)), max(13, width(pred))
     lines = [
         f"agreement of {pred} with {label}",
         f"  n                   {stats.n}" + _excluded(stats),
-        f"                      {label[:10]:>10} {pred[:13]:>13}",
-        f"  mean                {fmt(stats.mean_human, 2):>10} {fmt(stats.mean_pred, 2):>13}",
-        f"  SD                  {fmt(stats.sd_human, 2):>10} {fmt(stats.sd_pred, 2):>13}",
-        f"  exact agreement     {fmt(stats.exact_agreement, percent=True):>10}",
-        f"  adjacent (|d| <= 1) {fmt(stats.adjacent_agreement, percent=True):>10}",
-        f"  QWK                 {fmt(stats.qwk):>10}   {flag(stats.qwk_ok):<3} (threshold >= {QWK_THRESHOLD:.2f})",
-        f"  unweighted kappa    {fmt(stats.kappa):>10}",
-        f"  Pearson r           {fmt(stats.pearson_r):>10}",
-        f"  RMSE                {fmt(stats.rmse):>10}",
-        f"  R²                  {fmt(stats.r2):>10}",
-        f"  SMD                 {fmt(stats.smd):>10}   {flag(stats.smd_ok):<3}"
-        f" (threshold |SMD| <= {SMD_THRESHOLD:.2f})",
+        f"                      {pad(label, w1)} {pad(pred, w2)}",
+        f"  mean                {fmt(stats.mean_human, 2):>{w1}} {fmt(stats.mean_pred, 2):>{w2}}",
+        f"  SD                  {fmt(stats.sd_human, 2):>{w1}} {fmt(stats.sd_pred, 2):>{w2}}",
+        f"  exact agreement     {fmt(stats.exact_agreement, percent=True):>{w1}}",
+        f"  adjacent (|d| <= 1) {fmt(stats.adjacent_agreement, percent=True):>{w1}}",
+        f"  QWK                 {fmt(stats.qwk):>{w1}}   {flag(stats.qwk_ok):<3} (threshold >= {QWK_THRESHOLD:.2f})",
+        f"  unweighted kappa    {fmt(stats.kappa):>{w1}}",
+        f"  Pearson r           {fmt(stats.pearson_r):>{w1}}",
+        f"  RMSE                {fmt(stats.rmse):>{w1}}",
+        f"  R²                  {fmt(stats.r2):>{w1}}",
+        (f"  SMD                 {fmt(stats.smd):>{w1}}   {flag(stats.smd_ok):<3}"
+         f" (threshold |SMD| <= {SMD_THRESHOLD:.2f})"),
         "",
         f"confusion matrix (rows: {label}, columns: {pred}; rounded half up)",
         *confusion_lines(stats),
@@ -82,8 +85,10 @@ def report_body(stats: Agreement, label: str = "human", pred: str = "coscore",
     heatmap = png(heatmap_figure(stats, label, pred))
     esc = html.escape
     head = _html_provenance(report.provenance) if report is not None else ""
+    head += "".join(f'<p class="meta">{esc(line)}</p>\n' for line in report.left_out_lines()) if report else ""
+    head += summary_html(report.summary() if report is not None else agreement_summary(stats, label, pred))
     sections = _html_sections(report) if report is not None else ""
-    body = f"""{head}<table>
+    body = f"""{head}<h2>Figures</h2>\n<table>
 {_html_figures(stats, label, pred)}
 </table>
 <p class="note">Agreements, kappas and the confusion matrix use both scores rounded half up to the 0–10 integer
@@ -210,7 +215,8 @@ def report_text(report: "FullReport") -> str:
     """The full report as plain text: provenance, the figures, then every section."""
     p = report.provenance
     rule = f"{p.rule} (SHA-256 {p.rule_sha256})" if p.rule else "not given"
-    lines = [f"rule: {rule}", f"data: {p.data}", f"date: {p.date}", "",
+    lines = [f"rule: {rule}", f"data: {p.data}", f"date: {p.date}", *report.left_out_lines(), "",
+             *summary_text(report.summary()), "",
              render_text(report.agreement, report.label, report.pred), ""]
     if report.consistency:
         lines += [*consistency_text(report.consistency, report.label, report.pred), ""]
@@ -223,13 +229,19 @@ def report_text(report: "FullReport") -> str:
         lines.append(f"    answer: {' | '.join(d.answer)[:300]}")
         lines.extend(f"    {line}" for line in d.explanation)
     if report.combos:
-        lines += ["", f"combos            counts in   mean contribution   r with {report.label}"]
+        r_with = f"r with {report.label}"
+        w_id, w_r = max(15, *(width(c.id) for c in report.combos)), max(13, width(r_with))
+        lines += ["", f"{pad('combos', w_id + 2, left=True)} {'counts in':>10} {'mean contribution':>19} "
+                  f"{pad(r_with, w_r)}"]
         for c in report.combos:
-            lines.append(f"  {c.id:<15} {fmt(c.counts, percent=True):>10} {fmt(c.mean_contribution, 2):>19}"
-                         f" {fmt(c.correlation):>13}")
-    lines += ["", f"by mark level  {'n':>6} {'mean ' + report.pred[:12]:>18} {'exact':>8}"]
+            lines.append(f"  {pad(c.id, w_id, left=True)} {fmt(c.counts, percent=True):>10} "
+                         f"{fmt(c.mean_contribution, 2):>19} {fmt(c.correlation):>{w_r}}")
+    mean = f"mean {report.pred}"
+    w_mean = max(18, width(mean))
+    lines += ["", f"by mark level {'n':>6} {pad(mean, w_mean)} {'exact':>8}"]
     for v in report.levels:
-        lines.append(f"  {v.mark:>11} {v.n:>6} {fmt(v.mean_score, 2):>18} {fmt(v.exact_agreement, percent=True):>8}")
+        lines.append(f"  {v.mark:>11} {v.n:>6} {fmt(v.mean_score, 2):>{w_mean}} "
+                     f"{fmt(v.exact_agreement, percent=True):>8}")
     if report.by:
         lines += ["", f"by {report.by}", *text_table(GROUP_HEADER, group_table(report.groups)), f"  {GROUP_NOTE}"]
     return "\n".join(lines)

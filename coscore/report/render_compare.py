@@ -4,9 +4,11 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
-from .format import fmt, html_table, page, text_table
+from .format import fmt, html_table, pad, page, text_table
+from .format import width as text_width
 from .plots import heatmap_figure, png
 from .render_groups import GROUP_HEADER, GROUP_NOTE, group_table, html_groups
+from .summary import summary_html, summary_text
 
 if TYPE_CHECKING:
     from .compare import Comparison, Estimate, ScorerResult
@@ -18,15 +20,18 @@ FIGURE_NAMES = {
     "smd": "SMD", "mean_pred": "mean score", "sd_pred": "SD of scores", "prmse": "PRMSE",
 }
 _PERCENT = {"exact_agreement", "adjacent_agreement"}
+#: The figures in points, shown with 2 decimals as the report shows means and SDs.
+_POINTS = {"mean_pred", "sd_pred"}
 
 
 def estimate(e: "Estimate | None", key: str = "") -> str:
     """A figure with its interval in brackets; ``—`` when undefined or absent."""
     percent = key in _PERCENT
+    digits = 2 if key in _POINTS else 3
     if e is None or e.value is None:
         return "—"
-    ci = f" [{fmt(e.ci[0], percent=percent)}, {fmt(e.ci[1], percent=percent)}]" if e.ci else ""
-    return fmt(e.value, percent=percent) + ci
+    ci = f" [{fmt(e.ci[0], digits, percent)}, {fmt(e.ci[1], digits, percent)}]" if e.ci else ""
+    return fmt(e.value, digits, percent) + ci
 
 
 def _columns(c: "Comparison") -> list["ScorerResult"]:
@@ -46,18 +51,20 @@ def _meta(c: "Comparison") -> list[str]:
         out.append(f"second marks: {c.label2}; the column \"{_title(c.human_human)}\" is {c.label2} against "
                    f"{c.label} on the {c.human_human.agreement.n} of those rows marked twice; PRMSE: RSMTool's "
                    "proportional reduction in mean squared error against the true score")
+    out.extend(c.left_out_lines())
     return out
 
 
 def comparison_text(c: "Comparison") -> str:
     """A comparison as plain text: one column per scorer, 95 % intervals in brackets."""
     columns = _columns(c)
-    width = max([28, *(len(estimate(s.estimates.get(k), k)) + 2 for s in columns for k in s.estimates)])
-    lines = [f"data: {c.data}", f"date: {c.date}", *_meta(c), ""]
+    width = max([28, *(len(estimate(s.estimates.get(k), k)) + 2 for s in columns for k in s.estimates),
+                 *(text_width(_title(s)) + 2 for s in columns)])
+    lines = [f"data: {c.data}", f"date: {c.date}", *_meta(c), "", *summary_text(c.summary()), ""]
     for s in c.scorers:
         if s.rule_sha256:
             lines.append(f"{s.name}: rule, SHA-256 {s.rule_sha256}")
-    lines.append(f"{'':<20}" + "".join(f"{_title(s)[:width - 2]:>{width}}" for s in columns))
+    lines.append(f"{'':<20}" + "".join(pad(_title(s), width) for s in columns))
     for key in (c.scorers[0].estimates if c.scorers else ()):
         lines.append(f"{FIGURE_NAMES[key]:<20}" + "".join(f"{estimate(s.estimates.get(key), key):>{width}}"
                                                          for s in columns))
@@ -66,12 +73,13 @@ def comparison_text(c: "Comparison") -> str:
         for pair in c.pairs:
             lines.append(f"  {pair.a} − {pair.b}: {estimate(pair.qwk_difference)}")
     if c.scorers:
+        w_label = max(10, text_width(c.label))
         lines += ["", "by mark level: n, then each scorer's mean score / exact agreement",
-                  f"{c.label[:10]:>10}{'n':>6}" + "".join(f"{s.name[:width - 2]:>{width}}" for s in c.scorers)]
+                  f"{pad(c.label, w_label)}{'n':>6}" + "".join(pad(s.name, width) for s in c.scorers)]
         for k, level in enumerate(c.scorers[0].levels):
             cells = [f"{fmt(s.levels[k].mean_score, 2)} / {fmt(s.levels[k].exact_agreement, percent=True)}"
                      for s in c.scorers]
-            lines.append(f"{level.mark:>10}{level.n:>6}" + "".join(f"{cell:>{width}}" for cell in cells))
+            lines.append(f"{level.mark:>{w_label}}{level.n:>6}" + "".join(f"{cell:>{width}}" for cell in cells))
     if c.by:
         for s in c.scorers:
             lines += ["", f"{s.name} by {c.by}", *text_table(GROUP_HEADER, group_table(s.groups))]
@@ -111,7 +119,7 @@ def comparison_body(c: Comparison) -> str:
                        [[esc(p.a), esc(p.b), estimate(p.qwk_difference)] for p in c.pairs]) if c.pairs else ""
     qwk = png(scorer_figure([_title(s) for s in columns], [s.estimates["qwk"].value for s in columns],
                             [s.estimates["qwk"].ci for s in columns], "QWK with 95 % interval"))
-    parts = [meta, "<h2>Figures</h2>\n", figures]
+    parts = [meta, summary_html(c.summary()), "<h2>Figures</h2>\n", figures]
     if pairs:
         parts += ["<h2>Paired differences</h2>\n", pairs]
     parts.append(f'<h2>QWK</h2>\n<img alt="QWK per scorer" src="data:image/png;base64,{qwk}">\n')

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..labelled import RESULT_PREFIX, Table, file_hash
+from ..labelled import RESULT_PREFIX, LeftOut, Table, file_hash, left_out
 from .groups import GroupStats, cells, group_stats
 from .humans import Consistency, consistency
 from .stats import Agreement, agreement, disagreement_order, round_half_up
@@ -94,11 +94,26 @@ class FullReport:
     by: str | None = None
     groups: list[GroupStats] = field(default_factory=list)
     consistency: Consistency | None = None
+    #: ``--missing-marks``; with ``skip``, the rows left out for their mark (``left_out``)
+    #: and for their second mark (``left_out_label2``).
+    missing_marks: str = "error"
+    left_out: LeftOut | None = None
+    left_out_label2: LeftOut | None = None
+    #: With a rule: the rows that rule scores otherwise than the file's score column.
+    rescored: Rescored | None = None
+
+    def left_out_lines(self) -> list[str]:
+        """A line for each mark column with rows left out (``--missing-marks skip``), and
+        one when the rule scores some rows otherwise than the file does."""
+        lines = [found.describe() for found in (self.left_out, self.left_out_label2) if found and found.rows]
+        return lines + ([self.rescored.describe(self.pred)] if self.rescored is not None else [])
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: the overall figures at the top level (as
         :meth:`Agreement.to_dict`), then the provenance and every section; with a second
-        mark column, ``label2`` and ``consistency`` (:meth:`.humans.Consistency.to_dict`)."""
+        mark column, ``label2`` and ``consistency`` (:meth:`.humans.Consistency.to_dict`);
+        ``missing_marks``, ``left_out`` and ``left_out_label2`` (:meth:`LeftOut.to_dict`, or
+        ``None`` unless ``--missing-marks skip``)."""
         out = self.agreement.to_dict()
         out.update(asdict(self.provenance))
         out.update(
@@ -111,8 +126,69 @@ class FullReport:
             groups=[g.to_dict() for g in self.groups],
             label2=self.consistency.label2 if self.consistency else None,
             consistency=self.consistency.to_dict() if self.consistency else None,
+            missing_marks=self.missing_marks,
+            left_out=self.left_out.to_dict() if self.left_out else None,
+            left_out_label2=self.left_out_label2.to_dict() if self.left_out_label2 else None,
+            rescored_differ=asdict(self.rescored) if self.rescored is not None else None,
+            summary=self.summary(),
         )
         return json_ready(out)
+
+    def summary(self) -> list[str]:
+        """The plain-language sentences that head the report (:func:`.summary.report_summary`)."""
+        from .summary import report_summary
+
+        return report_summary(self)
+
+
+@dataclass
+class Rescored:
+    """The rows the report's rule scores otherwise than the scored file says: how many,
+    and the first (its row, the file's score and the rule's)."""
+
+    rows: int
+    first_row: int
+    in_file: float | None
+    rescored: float | None
+
+    def describe(self, pred: str) -> str:
+        """One line: the evidence shown is for the rule's scores, not the file's."""
+        def shown(value: float | None) -> str:
+            return "no score" if value is None else f"{value:g}"
+
+        return (f"warning: the rule scores {self.rows} row{'s' * (self.rows != 1)} otherwise than the file's {pred} "
+                f"(first: row {self.first_row}, {shown(self.in_file)} in the file, {shown(self.rescored)} now): "
+                "the evidence below is for the rule's scores — was the file scored with another rule, or other "
+                "blank columns (--blanks)?")
+
+
+def rescored(table: Table, scores: np.ndarray, rule: Any) -> Rescored | None:
+    """Where ``rule`` scores ``table``'s answers otherwise than ``scores`` (the file's), or
+    ``None``. The file's scores may be rounded (``--decimals``): the rule's are rounded to
+    the fewest decimals that write every one of the file's."""
+    again = table.score(rule).scores
+    places = _decimals(scores)
+    if places is not None:
+        again = np.round(again, places)
+    same = (again == scores) | (np.isnan(again) & np.isnan(scores))
+    differ = np.flatnonzero(~same)
+    if not differ.size:
+        return None
+    i = int(differ[0])
+
+    def value(x: float) -> float | None:
+        return None if math.isnan(x) else float(x)
+
+    return Rescored(int(differ.size), table.row_number(i), value(float(scores[i])), value(float(again[i])))
+
+
+def _decimals(values: np.ndarray) -> int | None:
+    """The fewest decimal places that write every finite value as it is (``None``: more than 15)."""
+    finite = values[np.isfinite(values)]
+    for places in range(16):
+        if np.array_equal(np.round(finite, places), finite):
+            return places
+    return None
 
 
 def json_ready(value: Any) -> Any:
@@ -140,6 +216,8 @@ def build_report(
     figures per value of that column, ``label2`` (a column of second marks) human–human
     agreement and PRMSE."""
     marks, scores = table.marks, table.numbers(pred)
+    second = table.marks_of(label2, "second mark") if label2 else None
+    skip = table.missing_marks == "skip"
     return FullReport(
         provenance,
         table.label or "",
@@ -150,7 +228,11 @@ def build_report(
         level_stats(marks, scores),
         by,
         group_stats(column_cells(table, by), marks, scores) if by else [],
-        consistency(marks, table.numbers(label2), scores, label2) if label2 else None,
+        consistency(marks, second, scores, label2) if label2 else None,
+        table.missing_marks,
+        left_out(table, table.label) if skip and table.label in table.columns else None,
+        left_out(table, label2, second, "second mark") if skip and label2 else None,
+        rescored(table, scores, rule) if rule is not None else None,
     )
 
 

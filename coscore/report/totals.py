@@ -109,8 +109,11 @@ def student_totals(exam: Exam, tables: Mapping[str, Table], scorers: Sequence[It
     divisor = divisor_of(mark_weights)
     divisors = {s.name: divisor_of([s.weights[name] for name in names]) for s in scorers}
     if exam.item_column is None:
-        return _wide(exam, tables, names, mark_weights, divisor, scorers, divisors, by, given or {})
-    return _long(exam, tables, names, mark_weights, divisor, scorers, divisors, by)
+        out = _wide(exam, tables, names, mark_weights, divisor, scorers, divisors, by, given or {})
+    else:
+        out = _long(exam, tables, names, mark_weights, divisor, scorers, divisors, by)
+    out.table.missing_marks = tables[names[0]].missing_marks   # what the items' marks were read with
+    return out
 
 
 def _weighted(columns: Sequence[np.ndarray], weights: Sequence[float]) -> np.ndarray:

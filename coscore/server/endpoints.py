@@ -13,11 +13,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
-from ..diagnostics import json_type, shorten
-from ..expr.types import check_rule
+from ..diagnostics import RuleError, json_type, shorten
+from ..expr.types import combo_findings
 from ..http.bodies import json_object
 from ..http.responses import ApiError, answer, error_payload, finite, floats, json_bytes, short_strings
-from ..http.rules import DEFAULT_CACHE_BYTES, DEFAULT_CACHE_SIZE, Compiler, diagnostics, test_rule
+from ..http.rules import DEFAULT_CACHE_BYTES, DEFAULT_CACHE_SIZE, Compiler, diagnostics, listed, test_rule
 from ..limits import DEFAULT_LIMITS, Limits
 from ..rule import Rule
 from .exams import ExamClock, score_exam
@@ -84,7 +84,10 @@ class Service:
 
     # POST /v1/score
     def score(self, body: bytes) -> Any:
-        """Many answers with one rule: scores, combo values, errors and the rule's warnings."""
+        """Many answers with one rule: scores, combo values, errors, and in ``warnings`` what
+        ``/v1/check`` finds in the rule (its warnings and the type pass's findings: a combo
+        that fails on every answer is there before its answers fail; at most
+        :data:`~coscore.http.rules.MAX_LISTED`, errors first, ``warningsOmitted`` counting the rest)."""
         data = json_object(body, ("rule", "answers"))
         rule = self.compile(data)
         answers = data["answers"]
@@ -98,7 +101,7 @@ class Service:
             "scores": floats(batch.scores),
             "combos": {cid: floats(values) for cid, values in batch.combos.items()},
             "errors": [None if e is None else shorten(e) for e in batch.errors],
-            "warnings": diagnostics(rule.warnings),
+            **listed(self.compiler.findings(rule)),
         }
 
     # POST /v1/check
@@ -107,12 +110,10 @@ class Service:
         then the type pass: what fails on every answer, what never counts), and its combos."""
         data = json_object(body, ("rule",))
         try:
-            rule = self.compile(data)
-        except ApiError as exc:
-            if exc.status != 422:
-                raise
-            return {"valid": False, "diagnostics": exc.extra["diagnostics"], "combos": []}
-        found = [*rule.warnings, *check_rule(rule).diagnostics]
+            rule = self.compiler.get(data["rule"])
+        except RuleError as exc:  # what the type pass finds in the combos that were read well, too
+            return {"valid": False, "diagnostics": diagnostics([*exc.diagnostics, *combo_findings(exc)]), "combos": []}
+        found = self.compiler.findings(rule)
         valid = not any(d.severity == "error" for d in found)
         return {"valid": valid, "diagnostics": diagnostics(found), "combos": list(rule.combo_ids)}
 
@@ -143,7 +144,7 @@ class Service:
                 for c in calls[:MAX_CALLS]
             ],
             "callsOmitted": max(0, len(calls) - MAX_CALLS),
-            "warnings": diagnostics(rule.warnings),
+            **listed(self.compiler.findings(rule)),
         }))
 
 

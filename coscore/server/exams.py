@@ -5,7 +5,9 @@ exam as an exam file holds it (:func:`coscore.exam.load_exam`; every rule inline
 given as a path is refused, the server never reads its own files), and one object per
 student naming each item's answer (an array of blanks, or one string). The answer is
 ``{"papers": [{"q1": {"score", "combos", "error"}, ..., "total"}, ...], "warnings": {"q1":
-[...], ...}}``; ``total`` is the weighted sum of the item scores, ``null`` when an item
+[...], ...}}`` (each item's warnings are what ``/v1/check`` finds in its rule, the type
+pass's findings included, at most :data:`~coscore.http.rules.MAX_LISTED` of them, errors
+first; ``"warningsOmitted": {"q1": N}`` counts the rest of an item that has more); ``total`` is the weighted sum of the item scores, ``null`` when an item
 failed or has no answer. Each item's answers (over every paper) are scored in one call of
 its rule's ``score_many``, so a score equals what ``/v1/score`` gives for the same rule
 and answer.
@@ -26,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ..diagnostics import json_type, shorten
 from ..http.bodies import json_object
 from ..http.responses import ApiError, floats
-from ..http.rules import diagnostics
+from ..http.rules import findings, listed
 from ..limits import Limits
 
 if TYPE_CHECKING:  # the exam model (and YAML) are imported by the first exam request
@@ -78,11 +80,17 @@ def score_exam(body: bytes, *, limits: Limits, clock: ExamClock, max_response: i
                               f"bytes; the limit is {max_response:,} (send fewer papers, or fewer items, per "
                               "request)", max_response)
     results: list[dict[str, Any]] = [{} for _ in papers]
+    warnings, omitted = {}, {}
     for item in exam.items:
+        found = listed(findings(item.rule))  # what /v1/check finds in the item's rule
+        warnings[item.name] = found["warnings"]
+        if "warningsOmitted" in found:
+            omitted[item.name] = found["warningsOmitted"]
+        clock.check()
         _score_item(item.name, item.rule, papers, results, clock)
     for paper in results:
         paper["total"] = _total(exam, paper)
-    return {"papers": results, "warnings": {item.name: diagnostics(item.rule.warnings) for item in exam.items}}
+    return {"papers": results, "warnings": warnings, **({"warningsOmitted": omitted} if omitted else {})}
 
 
 def _load(source: Any, limits: Limits) -> Exam:

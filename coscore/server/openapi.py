@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .. import __version__
+from ..http.rules import MAX_LISTED
 from .endpoints import MAX_CALLS
 from .exams import MAX_EXAM_ITEMS, NO_ANSWER
 
@@ -51,6 +52,10 @@ _ERRORS = {
 _NUM = {"type": "number", "nullable": True}
 #: the request of the endpoints that take one answer
 _ONE_ANSWER = {"rule": _ref("Rule"), "answer": _ref("Answer")}
+_FINDINGS = ("what /v1/check finds in the rule: its warnings and the type pass's findings, each with its severity "
+             f"(a combo that fails on every answer, such as T(0) > 3, is an error); at most {MAX_LISTED}, errors first")
+_OMITTED = {"type": "integer", "description": "how many findings past the first "
+            f"{MAX_LISTED} are not listed (only when some are not; /v1/check lists them all)"}
 
 OPENAPI: dict = {
     "openapi": "3.0.3",
@@ -80,7 +85,9 @@ OPENAPI: dict = {
                            "combos": {"type": "object", "additionalProperties": {
                                "type": "array", "items": _NUM}},
                            "errors": {"type": "array", "items": {"type": "string", "nullable": True}},
-                           "warnings": {"type": "array", "items": _ref("Diagnostic")}}}),
+                           "warnings": {"type": "array", "items": _ref("Diagnostic"),
+                                        "description": _FINDINGS},
+                           "warningsOmitted": _OMITTED}}),
             **_ERRORS,
             "422": _ok("invalid rule (diagnostics), over the memory budget, or an answer over the response "
                        "budget (answers x (combos + 1) numbers; budget response)",
@@ -108,7 +115,8 @@ OPENAPI: dict = {
                         "text": {"type": "string"}, "hit": {"type": "boolean"}, "value": _NUM,
                         "evidence": {"type": "object", "nullable": True}}}},
                     "callsOmitted": {"type": "integer", "description": f"calls after the first {MAX_CALLS}"},
-                    "warnings": {"type": "array", "items": _ref("Diagnostic")}}}),
+                    "warnings": {"type": "array", "items": _ref("Diagnostic"), "description": _FINDINGS},
+                    "warningsOmitted": _OMITTED}}),
             **_ERRORS,
         }),
         "/v1/exam/score": _post("examScore", "Score students' papers with an exam: each item by its own rule",
@@ -120,8 +128,11 @@ OPENAPI: dict = {
                                "properties": {"total": {**_NUM, "description": "sum of weight x score over the "
                                                         "exam's items; null when an item failed or has no answer"}},
                                "additionalProperties": _ref("ItemResult")}},
-                           "warnings": {"type": "object", "description": "item name → its rule's warnings",
-                                        "additionalProperties": {"type": "array", "items": _ref("Diagnostic")}}}}),
+                           "warnings": {"type": "object", "description": "item name → what /v1/check finds in its rule",
+                                        "additionalProperties": {"type": "array", "items": _ref("Diagnostic")}},
+                           "warningsOmitted": {"type": "object", "description": "item name → findings not listed "
+                                               f"past the first {MAX_LISTED} (only items that have more)",
+                                               "additionalProperties": {"type": "integer"}}}}),
             **_ERRORS,
             "400": _ok("malformed JSON or request: papers not an array of objects, or a paper naming something "
                        "that is not an item of the exam", _ref("Error")),

@@ -18,9 +18,14 @@ an SM option (its ``!``/``~`` prefix set aside), or an SM option lies inside it 
 answer with the phrase then has that option). Of phrases found in exactly the same rows,
 only the longest is kept (``障碍物`` hides ``障碍`` when every answer with one has the other),
 covered or not: ``否有``, found only inside ``是否有``, goes with it when ``是否`` is an option.
+Fragments of one longer phrase are merged into it first: two phrases found in exactly the
+same rows that overlap (the end of one is the start of the other: ``资源十分`` and
+``源十分紧``) become the phrase they spell together (``资源十分紧``) when every one of those
+rows has it, again until no two overlap, up to :data:`MERGED_LIMIT` characters.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import unicodedata
 from collections.abc import Sequence
@@ -31,6 +36,8 @@ import numpy as np
 
 #: The phrase lengths, in characters.
 SIZES: tuple[int, ...] = (2, 3, 4)
+#: The longest phrase that merging overlapping fragments makes, in characters.
+MERGED_LIMIT = 16
 
 
 def segments(text: str) -> list[str]:
@@ -152,9 +159,51 @@ def find(answers: Sequence[Sequence[str]], marks: np.ndarray, rule: Any, min_row
         rest = len(marks) - len(rows)
         qualified.append(Phrase(phrase, rows, a, len(rows) - a, with_sum / len(rows),
                                 (total - with_sum) / rest if rest else None, z))
-    longest = _longest(qualified)
+    longest = _longest(_merged(qualified, answers))
     kept = [p for p in longest if not covered(p.phrase, keys, options)]
     return kept, len(longest) - len(kept)
+
+
+def _merged(phrases: list[Phrase], answers: Sequence[Sequence[str]]) -> list[Phrase]:
+    """``phrases`` with the fragments of one longer phrase merged into it (see the module
+    doc): of two phrases in exactly the same rows where the end of one is the start of the
+    other, the text they spell together, when every one of their rows has it (at most
+    :data:`MERGED_LIMIT` characters); the merged phrase has their rows and figures."""
+    by_rows: dict[tuple[int, ...], list[Phrase]] = {}
+    for p in phrases:
+        by_rows.setdefault(tuple(p.rows), []).append(p)
+    out: list[Phrase] = []
+    for rows, same in by_rows.items():
+        while len(same) > 1:
+            merge = _overlapping(same, [answers[row] for row in rows])
+            if merge is None:
+                break
+            first, second, text = merge
+            same = [p for p in same if p is not first and p is not second and p.phrase not in text]
+            same.append(dataclasses.replace(first, phrase=text))
+        out.extend(same)
+    return out
+
+
+def _overlapping(same: list[Phrase], answers: list[Sequence[str]]) -> tuple[Phrase, Phrase, str] | None:
+    """Two of ``same`` (phrases of the same rows) that overlap, and the longest text they
+    spell together that every one of ``answers`` (those rows) has; ``None`` if none do."""
+    starts: dict[str, list[Phrase]] = {}
+    for q in same:
+        for k in range(1, len(q.phrase)):
+            starts.setdefault(q.phrase[:k], []).append(q)
+    candidates: list[tuple[int, int, Phrase, Phrase, str]] = []
+    for i, p in enumerate(same):
+        for k in range(len(p.phrase) - 1, 0, -1):
+            for q in starts.get(p.phrase[-k:], ()):
+                text = p.phrase + q.phrase[k:]
+                if q is not p and len(text) <= MERGED_LIMIT and p.phrase not in q.phrase and q.phrase not in p.phrase:
+                    candidates.append((-len(text), i, p, q, text))
+    candidates.sort(key=lambda c: (c[0], c[1], c[4]))
+    for _, _, p, q, text in candidates:  # the longest first; the first every row has
+        if all(any(type(b) is str and text in b for b in answer) for answer in answers):
+            return p, q, text
+    return None
 
 
 def _longest(phrases: list[Phrase]) -> list[Phrase]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..report.format import fmt
 from .misses import Missed
 from .phrases import Phrase
 
@@ -42,10 +43,10 @@ def text(found: Any, rule: str, data: str) -> str:
 
 
 def _phrase(p: Phrase) -> list[str]:
-    without = "—" if p.mean_without is None else f"{p.mean_without:.1f}"
+    without = mean(p.mean_without)
     wrong = (f"the rule scores {p.under} of its rows below the mark" if p.z > 0
              else f"the rule scores {p.over} of its rows above the mark")
-    head = (f"  {p.phrase}  {p.high} / {p.low}  z {p.z:+.1f}  mean mark {p.mean_with:.1f} with it, "
+    head = (f"  {p.phrase}  {p.high} / {p.low}  z {p.z:+.1f}  mean mark {mean(p.mean_with)} with it, "
             f"{without} without; {wrong}")
     return [head, *(f"      row {e['row']}  mark {_number(e['mark'])}  score {_number(e['score'])}  "
                     f"{_around(e['answer'], p.phrase)}" for e in p.examples)]
@@ -55,7 +56,8 @@ def _missed(m: Missed) -> list[str]:
     rows = ", ".join(str(r) for r in m.rows[:5]) + ("…" if len(m.rows) > 5 else "")
     shown = " | ".join(m.answer)
     shown = shown if len(shown) <= SHOWN else shown[:SHOWN] + "…"
-    lines = [f"  mark {_number(m.mark)}  score {_number(m.score)}  row{'s' * (len(m.rows) > 1)} {rows}  {shown}"]
+    mark = f"mark {_number(m.mark)}" if len(m.rows) == 1 else f"mean mark {mean(m.mark)}"
+    lines = [f"  {mark}  score {_number(m.score)}  row{'s' * (len(m.rows) > 1)} {rows}  {shown}"]
     if m.closest is None:
         lines.append("      closest atom: none fell short" if m.gap < 0 else "      closest atom: none hit")
     else:
@@ -74,6 +76,11 @@ def _around(answer: Sequence[str], phrase: str) -> str:
     start, end = max(0, at - CONTEXT), min(len(joined), at + len(phrase) + CONTEXT)
     return (("…" if start else "") + joined[start:at] + f"[{phrase}]" + joined[at + len(phrase):end]
             + ("…" if end < len(joined) else ""))
+
+
+def mean(value: float | None) -> str:
+    """A mean of marks, with 2 decimals as ``coscore report`` shows its means."""
+    return fmt(value, 2)
 
 
 def _number(value: Any) -> str:

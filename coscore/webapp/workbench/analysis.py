@@ -11,22 +11,27 @@ line is in the data, so that :func:`page` can show any page of rows later withou
 scoring again.
 
 A row's mark is the second comma-separated field of its line, as the original tasks page
-reads it, taken as a number (fractions kept; anything else is no mark). Only datasets
-stored as ``labeled`` have marks.
+reads it, taken as a number (fractions kept). A mark that is empty or not a number (缺考,
+-) is no mark: its row is left out of the agreement and counted (``left_out``), as
+``--missing-marks skip`` does; a mark that is not finite (``inf``, ``nan``) or
+lies outside 0–10 refuses the dataset (:class:`~coscore.webapp.answers.TaskFailed`, naming
+the row). Only datasets stored as ``labeled`` have marks.
 """
 from __future__ import annotations
 
 import math
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from ...messages import shorten
 from ...report import SCALE, agreement, disagreement_order, round_half_up
 from ...report.compare import agreement_intervals
 from ...report.bootstrap import LEVEL, RESAMPLES, SEED
-from ..answers import task_answers
+from ..answers import TaskFailed, task_answers
 
 __all__ = ["Scored", "score_dataset", "page", "warm", "LISTS", "FIGURES"]
 
@@ -37,7 +42,10 @@ FIGURES = ("qwk", "exact_agreement", "adjacent_agreement", "kappa", "pearson_r",
 LISTS = ("disagreements", "distinct")
 #: Failed answers whose messages are kept (the rest are counted).
 KEPT_ERRORS = 10_000
-_NUMBER = r"^-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$"
+_NUMBER = r"^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$"
+#: A mark written as a number that is not finite (JavaScript's ``Infinity`` passes the
+#: original's upload check).
+_NOT_FINITE = re.compile(r"[-+]?(inf|infinity|nan)", re.IGNORECASE)
 
 
 @dataclass
@@ -67,17 +75,37 @@ def _line_offsets(lines: list[str], count: int) -> tuple[np.ndarray, np.ndarray]
     return starts[1:], starts[1:] + lengths[1:]
 
 
-def _marks(lines: list[str]) -> np.ndarray:
-    """Each line's mark (its second comma-separated field as a number), NaN where none."""
+def _marks(lines: list[str]) -> tuple[np.ndarray, dict[str, Any]]:
+    """Each line's mark (its second comma-separated field as a number), NaN where it is
+    empty or not a number; and those rows, counted (``{"rows", "values": {field: rows}}``,
+    ``""`` for empty, the most frequent first). :class:`TaskFailed` for the first mark that
+    is not finite or lies outside 0–10, naming its row."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from ...expr.ranges import SCALE as RANGE
     from ...io.arrays import string_array
 
     fields = [line.split(",", 2)[1] if "," in line else "" for line in lines]  # short: quick to convert
     text = pc.utf8_trim_whitespace(string_array(fields))
     number = pc.if_else(pc.match_substring_regex(text, _NUMBER), text, pa.scalar(None, pa.string()))
-    return pc.cast(number, pa.float64()).to_numpy(zero_copy_only=False).astype(np.float64)
+    marks = pc.cast(number, pa.float64()).to_numpy(zero_copy_only=False).astype(np.float64)
+    low, high = RANGE
+    with np.errstate(invalid="ignore"):
+        odd = np.flatnonzero(~((marks >= low) & (marks <= high)))   # no mark, not finite, out of range
+    counts: dict[str, int] = {}
+    for i, written in zip(odd.tolist(), text.take(pa.array(odd, pa.int64())).to_pylist()):
+        if math.isnan(marks[i]) and not _NOT_FINITE.fullmatch(written):
+            counts[written] = counts.get(written, 0) + 1
+            continue
+        shown = shorten(repr(written), 80)
+        problem = (f"the mark {shown} is not a finite number: correct it in the dataset (a mark from 0 to 10)"
+                   if _NOT_FINITE.fullmatch(written) else f"the mark {shown} is outside the 0–10 scale of coscore's "
+                   "scores: correct it in the dataset (a mark on another scale must be rescaled to 0–10)")
+        raise TaskFailed(f"row {i + 1} of the dataset (line {i + 2}): {problem}, or leave it empty to leave the row "
+                         "unmarked")
+    values = dict(sorted(counts.items(), key=lambda item: -item[1]))   # stable: ties in row order
+    return marks, {"rows": sum(values.values()), "values": values}
 
 
 def _distinct(blanks: Any, marks: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -132,13 +160,13 @@ def warm() -> None:
     """Load now what reading a dataset loads the first time (pyarrow's first compute call
     imports pandas: about 0.3 s), so that the first dataset a worker scores is not the slow
     one. A worker calls it once, when it starts."""
-    _distinct(task_answers("text\na", 1).blanks, _marks(["a,1"]))
+    _distinct(task_answers("text\na", 1).blanks, _marks(["a,1"])[0])
 
 
 def score_dataset(rule: Any, data: str, count: Any, labelled: bool) -> Scored:
     """Score the dataset text ``data`` (``count`` answers) with ``rule`` (compiled); see the
     module's description. Raises :class:`coscore.webapp.answers.TaskFailed` for a dataset
-    whose length does not fit its lines."""
+    whose length does not fit its lines, or with a mark that is not finite or lies outside 0–10."""
     import pyarrow.compute as pc
 
     began = time.perf_counter()
@@ -146,7 +174,7 @@ def score_dataset(rule: Any, data: str, count: Any, labelled: bool) -> Scored:
     n = len(answers)
     lines = data.split("\n")
     starts, ends = _line_offsets(lines, n)
-    marks = _marks(lines[1 : n + 1]) if labelled else None
+    marks, left_out = _marks(lines[1 : n + 1]) if labelled else (None, None)
     batch = rule.score_many(answers.blanks)
     scores = np.asarray(batch.scores, dtype=np.float64)
     errors: dict[int, str] = {}
@@ -163,6 +191,7 @@ def score_dataset(rule: Any, data: str, count: Any, labelled: bool) -> Scored:
         "answers": n,
         "labelled": marks is not None,
         "marked": int((~np.isnan(marks)).sum()) if marks is not None else 0,
+        "left_out": left_out,
         "failed": failed,
         "blanks": {"min": pc.min(sizes).as_py(), "max": pc.max(sizes).as_py()} if n else None,
         "mean_score": _number(float(np.nanmean(scores))) if n and failed < n else None,

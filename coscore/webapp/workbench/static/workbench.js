@@ -561,9 +561,17 @@ import {confusionFigure, distributionFigure} from './figures.js';
             drawDataset();
             const ms = performance.now() - began;
             $('agreement').setAttribute('data-ms', ms.toFixed(0));
-            setStatus($('dataset-status'), t('data.done', {n: reply.data.answers, t: (ms / 1000).toFixed(2), w: num(reply.data.seconds, 2)}), 'good');
+            setStatus($('dataset-status'), t('data.done', {n: reply.data.answers, t: (ms / 1000).toFixed(2), w: num(reply.data.seconds, 2)})
+                + leftOut(reply.data.left_out), 'good');
             return;
         }
+    }
+
+    // The rows whose mark is empty or not a number (缺考, -), left out of the agreement and counted.
+    function leftOut(left) {
+        if (!left || !left.rows) return '';
+        const values = Object.keys(left.values).map(function (v) { return (v || t('data.empty')) + ' ×' + left.values[v]; });
+        return ' · ' + t('data.leftout', {n: left.rows, v: values.join(', ')});
     }
 
     const scheduleDataset = debounce(runDataset, 600);
