@@ -87,7 +87,8 @@ def _links_with(compiler, flags: list, load: bool = False) -> bool:
         tmp = Path(tmp)
         (tmp / "inner.c").write_text("int coscore_inner(void) { return 42; }\n")
         (tmp / "outer.c").write_text("int coscore_inner(void);\nint coscore_outer(void) { return coscore_inner(); }\n")
-        steps = [[*cc, *flags, "-fPIC", "-c", str(tmp / f"{name}.c"), "-o", str(tmp / f"{name}.o")] for name in ("inner", "outer")]
+        steps = [[*cc, *flags, "-fPIC", "-c", str(tmp / f"{name}.c"), "-o", str(tmp / f"{name}.o")]
+                 for name in ("inner", "outer")]
         steps.append([*ar, str(tmp / "libinner.a"), str(tmp / "inner.o")])
         if getattr(compiler, "ranlib", None):   # macOS: as create_static_lib does
             steps.append([*compiler.ranlib, str(tmp / "libinner.a")])
@@ -177,7 +178,7 @@ class _BuildClib(build_clib):
             stale = [s for s, o in zip(sources, objects) if self.force or _newer([s, *depends], o)]
             include_dirs = [*ext.include_dirs, *info.get("include_dirs", [])]   # Python's headers among them
             with ThreadPoolExecutor(jobs) as pool:
-                list(pool.map(lambda source: self.compiler.compile(
+                list(pool.map(lambda source, include_dirs=include_dirs: self.compiler.compile(
                     [source], output_dir=self.build_temp, include_dirs=include_dirs, extra_postargs=args,
                     debug=self.debug), stale))
             self.compiler.create_static_lib(objects, name, output_dir=self.build_clib, debug=self.debug)
@@ -197,7 +198,7 @@ class _BuildExt(build_ext):
         for ext in self.extensions:
             ext.extra_compile_args = args + list(ext.extra_compile_args)
             ext.extra_link_args = link + list(ext.extra_link_args)
-            ext.depends = list(ext.depends) + [library]
+            ext.depends = [*ext.depends, library]
         super().build_extensions()
 
 
@@ -258,11 +259,13 @@ def _missing() -> list:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         (tmp / "plain.c").write_text("int coscore_probe(void) { return 0; }\n")
-        (tmp / "python.c").write_text("#include <Python.h>\nint coscore_probe(void) { return (int)sizeof(PyObject); }\n")
+        (tmp / "python.c").write_text("#include <Python.h>\n"
+                                      "int coscore_probe(void) { return (int)sizeof(PyObject); }\n")
         for source, cmd, what in (
             ("plain", [*cc, "-c"], f"a working C compiler (CC: `{cc[0]}` could not compile a one-line C file)"),
-            ("python", [*cc, *include, "-c"], f"Python's C headers (Python.h of Python {sysconfig.get_python_version()}: "
-                                              "the python3-dev or python3-devel package)"),
+            ("python", [*cc, *include, "-c"],
+             f"Python's C headers (Python.h of Python {sysconfig.get_python_version()}: "
+             "the python3-dev or python3-devel package)"),
         ):
             done = _run([*cmd, str(tmp / f"{source}.c"), "-o", str(tmp / f"{source}.o")])
             if done is None or done.returncode != 0:

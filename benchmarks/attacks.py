@@ -65,7 +65,7 @@ class Peak:
             self.peak = max(self.peak, service_rss(self.pid))
             time.sleep(0.02)
 
-    def __enter__(self) -> "Peak":
+    def __enter__(self) -> Peak:
         self.peak = service_rss(self.pid)
         self._thread.start()
         return self
@@ -104,7 +104,7 @@ class Pages:
         self._process = context.Process(target=_poll, args=(url, paths, self._stop, self._results), daemon=True)
         self.worst, self.polls, self.failed = 0.0, 0, 0
 
-    def __enter__(self) -> "Pages":
+    def __enter__(self) -> Pages:
         self._process.start()
         time.sleep(1.0)  # it has started polling
         return self
@@ -173,7 +173,7 @@ class Server:
         args += ["--host", host, "--port", str(self.port), "--log-level", "warning", *flags]
         shell = "ulimit -n 1024 && exec " + " ".join(_quote(a) for a in args)
         env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        self.log = open(self.folder / f"{command}.log", "w+b")
+        self.log = open(self.folder / f"{command}.log", "w+b")  # noqa: SIM115 - the server's log, closed when it stops
         self.process = subprocess.Popen(["bash", "-c", shell], cwd=self.folder, env=env, stdout=self.log,
                                         stderr=subprocess.STDOUT)
         self.url = f"http://127.0.0.1:{self.port}"

@@ -139,7 +139,7 @@ def check(tree: ast.AST, text: str) -> None:
 class Context:
     """One answer being scored: its blanks and its atom cache."""
 
-    __slots__ = ("blanks", "atoms", "cache", "_joined")
+    __slots__ = ("_joined", "atoms", "blanks", "cache")
 
     def __init__(self, blanks: list, atoms: dict):
         self.blanks = blanks
@@ -309,7 +309,7 @@ class Rule:
         ctx = Context(blanks, self.atoms)
         results = []
         try:
-            for cid, tree, score, mode in self.combos:
+            for _cid, tree, score, mode in self.combos:
                 value = evaluate(tree, ctx)
                 if mode == "logic":
                     results.append(score if value else 0)

@@ -35,10 +35,9 @@ for path in (str(ROOT), str(HERE)):
     if path not in sys.path:  # run from a checkout without installing
         sys.path.insert(0, path)
 
+import coscore  # noqa: E402
 import workloads  # noqa: E402
 from files import two_blank_rule  # noqa: E402
-
-import coscore  # noqa: E402
 
 
 def inputs(rows: int) -> dict[str, object]:

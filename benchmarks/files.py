@@ -64,8 +64,8 @@ import pyarrow.csv as pa_csv  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
 import coscore  # noqa: E402
-from coscore.pipeline.tables import answers_from_columns  # noqa: E402
 from benchmarks import workloads  # noqa: E402
+from coscore.pipeline.tables import answers_from_columns  # noqa: E402
 
 RULES = ("lane-change", "lab-tools")
 
@@ -104,7 +104,8 @@ def _environment(folder: Path) -> dict[str, str]:
 
 
 #: What a ``coscore score`` run of CSV to CSV imports before it reads a row.
-_SCORE_IMPORTS = "import coscore.cli.score, coscore.pipeline.files, coscore.io.columnar_csv, coscore.io.delimited, coscore.rule"
+_SCORE_IMPORTS = ("import coscore.cli.score, coscore.pipeline.files, coscore.io.delimited.columnar_csv, "
+                  "coscore.io.delimited.delimited, coscore.rule")
 
 
 def startup(folder: Path, repeat: int) -> float:
@@ -187,10 +188,10 @@ def bench_rule(name: str, rows: int, folder: Path, repeat: int) -> dict:
     answers, table = _inputs(name, rows, folder)
     blanks = table.drop_columns(["id"])
     out: dict = {"rule": name, "rows": rows}
-    out["score_many_lists_s"], _ = _best(lambda: rule.score_many(answers), repeat)
+    out["score_many_lists_s"], _ = _best(lambda: rule.score_many(answers), repeat)  # noqa: F821 - before the del
     out["score_many_arrow_s"], _ = _best(lambda: rule.score_many(blanks), repeat)
     # the CPU time of each (Arrow reads the next chunk's texts in a second thread)
-    out["score_many_lists_cpu_s"], _ = _best(lambda: rule.score_many(answers), repeat, time.process_time)
+    out["score_many_lists_cpu_s"], _ = _best(lambda: rule.score_many(answers), repeat, time.process_time)  # noqa: F821
     out["score_many_arrow_cpu_s"], _ = _best(lambda: rule.score_many(blanks), repeat, time.process_time)
     # the lists made from the table first, as a file path without the Arrow entry would
     out["score_many_converted_s"], _ = _best(lambda: rule.score_many(answers_from_columns(blanks.columns)), repeat)
@@ -206,10 +207,10 @@ def bench_rule(name: str, rows: int, folder: Path, repeat: int) -> dict:
             column_types={**string_types, "coscore_error": pa.string()}))
         if fmt == "csv":
             read = lambda: pa_csv.read_csv(src, convert_options=pa_csv.ConvertOptions(column_types=string_types))  # noqa: E731
-            write = lambda: pa_csv.write_csv(scored, folder / "floor.csv")  # noqa: E731
+            write = lambda: pa_csv.write_csv(scored, folder / "floor.csv")  # noqa: E731, F821 - before the del
         else:
             read = lambda: pq.read_table(src)  # noqa: E731
-            write = lambda: pq.write_table(scored, folder / "floor.parquet")  # noqa: E731
+            write = lambda: pq.write_table(scored, folder / "floor.parquet")  # noqa: E731, F821
         read_s, _ = _best(read, repeat)
         write_s, _ = _best(write, repeat)
         budget = 1.5 * (read_s + write_s) + out["score_many_lists_s"]
@@ -281,7 +282,8 @@ def _print(result: dict) -> None:
           f"(Arrow/lists {result['score_many_arrow_cpu_s'] / result['score_many_lists_cpu_s']:.2f})")
     for fmt, label in (("csv", "CSV->CSV"), ("parquet", "Parquet->Parquet")):
         r = result[fmt]
-        print(f"  coscore score {label}: {r['coscore_score_s']:.2f} s (CPU {r['coscore_score_cpu_s']:.2f} s), peak RSS {r['peak_rss_mb']:.0f} MB; "
+        print(f"  coscore score {label}: {r['coscore_score_s']:.2f} s (CPU {r['coscore_score_cpu_s']:.2f} s), "
+              f"peak RSS {r['peak_rss_mb']:.0f} MB; "
               f"budget 1.5 x (read {r['pyarrow_read_s']:.2f} + write {r['pyarrow_write_s']:.2f}) + "
               f"score_many {lists:.2f} = {r['budget_s']:.2f} s; ratio {r['ratio_to_budget']:.2f} "
               f"(target <= 1: {_verdict(r['ratio_to_budget'] <= 1)}; RSS target < {RSS_TARGET_MB} MB: "

@@ -4,6 +4,7 @@
     python benchmarks/hostile.py --url http://127.0.0.1:8000
     python benchmarks/hostile.py --api            # the in-process figures only (no server)
     python benchmarks/hostile.py --issue24        # only the attacks of issue 24, on both servers
+    python benchmarks/hostile.py --issue37        # the attacks of issue 37, as a table (attack, count, held)
 
 Sends requests built to hurt coscore and prints what they cost. First through the Python
 API, each in a fresh interpreter (its peak resident memory and time): the 600-string
@@ -149,10 +150,14 @@ def main() -> int:
     p.add_argument("--pid", type=int, help="the running server's process id (for memory figures)")
     p.add_argument("--api", action="store_true", help="only the in-process API figures (no server)")
     p.add_argument("--issue24", action="store_true", help="only the attacks of issue 24, on both servers")
+    p.add_argument("--issue37", action="store_true", help="only the attacks of issue 37, on both servers, as a "
+                   "table: attack, count, held")
     p.add_argument("--only", metavar="NAME,...", help="with --issue24: only these attacks (compile_bomb, heavy_tests, "
                    "amplification, surrogates_and_check, big_bodies, stalled_headers, cross_site, tasks, clean_stop, "
                    "tokens)")
     args = p.parse_args()
+    if args.issue37:
+        return issue37()
     if args.issue24:
         return issue24(set(args.only.split(",")) if args.only else None)
     api_figures()
@@ -231,6 +236,24 @@ def main() -> int:
             proc.terminate()
             proc.wait(10)
     return issue24() if args.url is None else 0
+
+
+def issue37() -> int:
+    """The attacks of issue 37 (:mod:`benchmarks.attacks_http`: JSON bombs, slow uploads, cross-site
+    POSTs without Origin, one client's flood; :mod:`benchmarks.attacks_listings`: listings over full quotas,
+    quota counts, a small task beside heavy ones, the first POST at a cold start), as a table; 1 when one
+    did not hold."""
+    from benchmarks import attacks_http
+
+    rows = attacks_http.issue37_http()
+    from benchmarks import attacks_listings  # listings, quotas, tasks beside heavy ones, cold starts
+
+    rows += attacks_listings.issue37_listings()
+    from benchmarks import attacks_proxy  # behind a reverse proxy: nginx's headers, with and without the flags
+
+    rows += attacks_proxy.issue37_proxy()
+    attacks_http.print_table(rows)
+    return 0 if all(held for _, _, held, _ in rows) else 1
 
 
 def issue24(only: set[str] | None = None) -> int:

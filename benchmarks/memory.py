@@ -12,9 +12,10 @@ shrink the work, and a global "seen" table would grow with the input.
 A thread samples the process's RSS (psutil) every 20 ms; the peak reported is the larger of
 that and the kernel's high-water mark ``VmHWM`` (/proc/self/status). Not ``ru_maxrss``:
 Linux carries it over from the parent through fork and exec, so a child of a big process
-would report the parent's size; ``rss_trace`` lists (answers read, RSS in MB) through the run. The run is abandoned when RSS passes ``--limit-mb`` or the time
-passes ``--time-limit`` seconds; the answer then says so, with how many answers had been
-read. Prints one JSON object.
+would report the parent's size; ``rss_trace`` lists (answers read, RSS in MB) through the
+run. The run is abandoned when RSS passes ``--limit-mb`` or the time passes
+``--time-limit`` seconds; the answer then says so, with how many answers had been read.
+Prints one JSON object.
 """
 from __future__ import annotations
 

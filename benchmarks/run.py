@@ -139,7 +139,8 @@ def environment() -> dict:
             return ""
     cpu = ""
     try:
-        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
+        with open("/proc/cpuinfo") as info:
+            cpu = next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
     except Exception:  # noqa: BLE001
         pass
     import rapidfuzz

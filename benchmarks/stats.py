@@ -110,7 +110,8 @@ def _before(marks, scores: dict, resamples: int, figures: tuple[str, ...]):
     import numpy as np
 
     from coscore.report import agreement
-    from coscore.report.bootstrap import SEED, interval, resamples as draw
+    from coscore.report.bootstrap import SEED, interval
+    from coscore.report.bootstrap import resamples as draw
 
     keep = ~np.isnan(marks)
     for s in scores.values():

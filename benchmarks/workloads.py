@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 DEMO = Path(__file__).resolve().parent.parent / "coscore" / "data" / "demo"
@@ -38,7 +38,7 @@ def rule_source(name: str) -> dict:
     return json.loads((DEMO / f"{name}.rule.json").read_text(encoding="utf-8"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _dataset(name: str) -> tuple[tuple[str, ...], ...]:
     lines = (DEMO / f"{name}.csv").read_text(encoding="utf-8").splitlines()
     if not lines or lines[0].split(",")[0] != "text":
@@ -51,7 +51,7 @@ def dataset(name: str) -> list[Answer]:
     return [list(blanks) for blanks in _dataset(name)]
 
 
-@lru_cache(maxsize=None)
+@cache
 def alphabet(name: str) -> tuple[str, ...]:
     """The distinct characters of the dataset's answers, sorted (the edits draw from these)."""
     return tuple(sorted({ch for blanks in _dataset(name) for blank in blanks for ch in blank}))

@@ -13,13 +13,40 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .diagnostics import Diagnostic, RuleError
+    from .errors import ClusterError, CoscoreError, PatternError, SuiteError, UsageError
     from .exam import Exam, ExamError, ExamItem, load_exam
+    from .expr.tokens import ExprSyntaxError
+    from .io import BlanksMisfit, InputError
     from .limits import BudgetExceeded, Limits
     from .results import AtomCall, Batch, Outcome
     from .rule import Rule, compile
 
-__all__ = ["compile", "Rule", "Outcome", "Batch", "AtomCall", "RuleError", "Diagnostic", "Limits", "BudgetExceeded",
-           "load_exam", "Exam", "ExamItem", "ExamError", "__version__"]
+# The errors are all under CoscoreError (coscore.errors); ApiError too, imported from coscore
+# with the serve extra but left out of __all__ (see _HOMES).
+__all__ = [
+    "AtomCall",
+    "Batch",
+    "BlanksMisfit",
+    "BudgetExceeded",
+    "ClusterError",
+    "CoscoreError",
+    "Diagnostic",
+    "Exam",
+    "ExamError",
+    "ExamItem",
+    "ExprSyntaxError",
+    "InputError",
+    "Limits",
+    "Outcome",
+    "PatternError",
+    "Rule",
+    "RuleError",
+    "SuiteError",
+    "UsageError",
+    "__version__",
+    "compile",
+    "load_exam",
+]
 __version__ = "0.1.0"
 
 # The public names are imported when first used: ``import coscore.io`` (or a command that
@@ -27,9 +54,14 @@ __version__ = "0.1.0"
 _HOMES = {
     "compile": "rule", "Rule": "rule",
     "Outcome": "results", "Batch": "results", "AtomCall": "results",
-    "RuleError": "diagnostics", "Diagnostic": "diagnostics",
-    "Limits": "limits", "BudgetExceeded": "limits",
-    "load_exam": "exam", "Exam": "exam", "ExamItem": "exam", "ExamError": "exam",
+    "Diagnostic": "diagnostics", "Limits": "limits",
+    "load_exam": "exam", "Exam": "exam", "ExamItem": "exam",
+    # the errors, all under coscore.errors.CoscoreError, each where it is raised
+    "CoscoreError": "errors", "RuleError": "diagnostics", "InputError": "io", "BlanksMisfit": "io",
+    "ExamError": "exam", "BudgetExceeded": "limits", "ClusterError": "errors", "ExprSyntaxError": "expr.tokens",
+    "SuiteError": "errors", "PatternError": "errors", "UsageError": "errors",
+    # not in __all__: its module needs Starlette (coscore[serve]), and ``from coscore import *`` must not
+    "ApiError": "http.responses",
 }
 
 

@@ -7,7 +7,7 @@ whole column of distinct strings in one kernel call.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -137,6 +137,7 @@ class SubstringGroup:
 
     def evaluate_many(self, texts: Sequence[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Each atom's ``(hits, values)`` over ``texts``, as :meth:`Atom.evaluate_many` gives them."""
+        assert self._scanner is not None  # a group is scanned only when it is one pass
         counts = self._scanner.count_many_parts(texts, self._parts)
         return {atom_id: _counted(row) for atom_id, row in zip(self.ids, counts)}
 
@@ -272,7 +273,8 @@ def table_bytes(spec: AtomSpec) -> tuple[int, int]:
     total = sum(map(len, leads))
     if total <= _SHIFT_AND_BITS:
         pages = mapped // 1024
-        return size + (len(lead_chars) + 1) * 16 + 16 * len(spec.groups) + (2048 * pages if total <= 64 else 0), alphabet
+        tables = (len(lead_chars) + 1) * 16 + 16 * len(spec.groups) + (2048 * pages if total <= 64 else 0)
+        return size + tables, alphabet
     states, width = total + 1, len(lead_chars) + 1
     trie = alphabet + 5 * _PER_OBJECT * states   # the trie's dicts and output sets
     if states * width > _AUTOMATON:

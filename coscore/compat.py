@@ -26,18 +26,19 @@ building a ``Rule`` per request costs one ``json.dumps`` of the rule after the f
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from . import rule as _rule
 from .rulecache import DEFAULT_CACHE_SIZE, RuleCache, rule_key, rule_nbytes
 
-__all__ = ["Rule", "RuleCache", "compile_cached", "cache_info", "clear_cache", "rule_key", "rule_nbytes"]
+__all__ = ["Rule", "RuleCache", "cache_info", "clear_cache", "compile_cached", "rule_key", "rule_nbytes"]
 
 
 _CACHE = RuleCache(DEFAULT_CACHE_SIZE)
 
 
-def compile_cached(source: Any) -> "_rule.Rule":
+def compile_cached(source: Any) -> _rule.Rule:
     """:func:`coscore.compile` through the module-wide cache used by :class:`Rule`."""
     return _CACHE.get(source)
 
@@ -64,7 +65,7 @@ class Rule:
     Raises :class:`coscore.RuleError` if the rule cannot be compiled.
     """
 
-    __slots__ = ("rule", "atoms", "combos", "comboMode", "_compiled", "_ids")
+    __slots__ = ("_compiled", "_ids", "atoms", "comboMode", "combos", "rule")
 
     def __init__(self, rule: Mapping[str, Any] | str):
         compiled = _CACHE.get(rule)

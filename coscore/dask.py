@@ -28,6 +28,7 @@ import numpy as np
 import pyarrow as pa
 
 import coscore
+from coscore.errors import ClusterError
 from coscore.io.blanks import AnswerColumns
 from coscore.io.errors import InputError
 from coscore.io.parquet import ParquetReader, ParquetWriter
@@ -36,8 +37,12 @@ from coscore.pipeline.files import Totals, score_into
 from coscore.pipeline.results import COMBO_PREFIX, ERROR_COLUMN, SCORE_COLUMN
 from coscore.pipeline.scoring import ItemPlan, Scoring
 from coscore.pipeline.stream import CHUNK_SIZE
+from coscore.spec import RuleSource
 
 if TYPE_CHECKING:
+    import dask.dataframe as dd
+    import pandas as pd
+
     from coscore.exam import Exam
 
 __all__ = ["ClusterError", "exam_payload", "rule_payload", "score", "score_exam_files", "score_files"]
@@ -63,12 +68,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-class ClusterError(RuntimeError):
-    """The Dask cluster cannot run coscore: it is missing, or another version, on the
-    scheduler or a worker."""
-
-
-_rules: dict[tuple[str, str], coscore.Rule] = {}
+_rules: dict[tuple[str, str, coscore.Limits | None], coscore.Rule] = {}
 _rules_lock = threading.Lock()
 #: How many times this process compiled a rule for a partition (for tests and diagnostics).
 compile_count = 0
@@ -83,7 +83,7 @@ def _error_dtype() -> Any:
 # -- the rule on its way to the workers ---------------------------------------------------
 
 
-def rule_payload(rule: Any) -> tuple[str, str, coscore.Rule]:
+def rule_payload(rule: coscore.Rule | RuleSource) -> tuple[str, str, coscore.Rule]:
     """``(json_text, dialect, compiled)`` for a rule given as anything
     :func:`coscore.compile` accepts, or a compiled :class:`coscore.Rule`.
 
@@ -164,7 +164,7 @@ def _check_text_columns(source: str, meta: pd.DataFrame, blanks: Sequence[str]) 
         dtype = meta[name].dtype
         if isinstance(dtype, pd.CategoricalDtype):
             dtype = dtype.categories.dtype
-        if not (dtype == object or pd.api.types.is_string_dtype(dtype)):
+        if not (dtype == object or pd.api.types.is_string_dtype(dtype)):  # noqa: E721 - a numpy dtype, equal to object
             raise InputError(source, f"a blank column must hold text, this one holds {dtype}", column=str(name))
 
 
@@ -173,7 +173,7 @@ def _check_text_columns(source: str, meta: pd.DataFrame, blanks: Sequence[str]) 
 
 def score(
     ddf: dd.DataFrame,
-    rule: Any,
+    rule: coscore.Rule | RuleSource,
     blanks: Sequence[str] | None = None,
     label: str | None = None,
 ) -> dd.DataFrame:
@@ -203,7 +203,8 @@ def score(
     return _score(ddf, rule, blanks, label, "dataframe")
 
 
-def _score(ddf: dd.DataFrame, rule: Any, blanks: Sequence[str] | None, label: str | None, source: str) -> dd.DataFrame:
+def _score(ddf: dd.DataFrame, rule: coscore.Rule | RuleSource, blanks: Sequence[str] | None, label: str | None,
+           source: str) -> dd.DataFrame:
     """:func:`score`, with ``source`` naming the data in error messages."""
     text, dialect, compiled = rule_payload(rule)
     combo_ids = list(compiled.combo_ids)
@@ -223,7 +224,7 @@ def _score(ddf: dd.DataFrame, rule: Any, blanks: Sequence[str] | None, label: st
 
 
 def score_files(
-    rule: Any,
+    rule: coscore.Rule | RuleSource,
     data: str | list[str],
     out_dir: str,
     *,
@@ -450,9 +451,10 @@ def _connect(scheduler: str | None) -> Iterator[Any]:
     from distributed import Client, LocalCluster
 
     if scheduler is None:
-        with LocalCluster(n_workers=_cores(), threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
-            with Client(cluster, set_as_default=False) as client:
-                yield client
+        with LocalCluster(n_workers=_cores(), threads_per_worker=1, processes=True,
+                          dashboard_address=":0") as cluster, \
+                Client(cluster, set_as_default=False) as client:
+            yield client
     elif os.path.isfile(scheduler):
         with Client(scheduler_file=scheduler, set_as_default=False) as client:
             yield client
@@ -577,7 +579,7 @@ def _count_written(out_dir: str) -> tuple[int, int]:
             meta = pf.metadata
             rows += meta.num_rows
             index = pf.schema_arrow.get_field_index(ERROR_COLUMN)
-            ok = 0
+            ok: int | None = 0
             for g in range(meta.num_row_groups):
                 stats = meta.row_group(g).column(index).statistics
                 if stats is None or not stats.has_null_count:

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable, Literal
+from typing import Any, Literal
 
+from .errors import CoscoreError
 from .messages import MESSAGE_LIMIT, shorten
 
-__all__ = ["Diagnostic", "MESSAGE_LIMIT", "RuleError", "Severity", "json_type", "shorten"]
+__all__ = ["MESSAGE_LIMIT", "Diagnostic", "RuleError", "Severity", "json_type", "shorten"]
 
 Severity = Literal["error", "warning"]
 
@@ -62,7 +64,7 @@ def _caret_lines(source: str, column: int) -> str:
     return f"    {line}\n    {' ' * (offset - start)}^"
 
 
-class RuleError(ValueError):
+class RuleError(CoscoreError, ValueError):
     """A rule that cannot be compiled; ``diagnostics`` lists every problem found.
 
     ``parsed``, when reading the rule got that far, holds the parts of it that were read

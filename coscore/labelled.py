@@ -69,7 +69,7 @@ class Rows(Sequence[Any]):
     def __len__(self) -> int:
         return self._size
 
-    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+    def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(self._size))]
         if index < 0:
@@ -123,7 +123,7 @@ class _Ids(Sequence[str]):
     def __len__(self) -> int:
         return len(self._values)
 
-    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+    def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         value = self._values[index]
@@ -196,9 +196,10 @@ class Table:
         out = np.empty(len(self), dtype=np.float64)
         places = self.places
         for start, part in self.columns[column].parts():
-            out[start : start + len(part)] = number_column(
-                part, self.source, column, lambda j, start=start: places[start + j], lenient
-            )
+            def where(j: int, start: int = start) -> dict[str, int]:
+                return places[start + j]
+
+            out[start : start + len(part)] = number_column(part, self.source, column, where, lenient)
         return out
 
     def marks_of(self, column: str, what: str = "mark") -> np.ndarray:
@@ -218,7 +219,7 @@ def number_cell(value: Any, source: str, column: str, where: dict[str, int], len
     try:
         return float(value)
     except OverflowError:   # an int of 400 digits
-        return math.inf if value > 0 else -math.inf
+        return math.inf if isinstance(value, int) and value > 0 else -math.inf  # only an int overflows
     except ValueError:
         if lenient:
             return math.nan
@@ -360,7 +361,8 @@ def left_out(table: Table, column: str, values: np.ndarray | None = None, what: 
 
 def _no_value(cell: Any) -> bool:
     """Whether a cell holds no mark: empty, blank text, or a NaN of a column of numbers."""
-    return cell is None or (isinstance(cell, str) and not cell.strip()) or (isinstance(cell, float) and math.isnan(cell))
+    return (cell is None or (isinstance(cell, str) and not cell.strip())
+            or (isinstance(cell, float) and math.isnan(cell)))
 
 
 def _reads_as_nan(cell: Any) -> bool:

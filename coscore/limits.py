@@ -16,7 +16,9 @@ import argparse
 import dataclasses
 from dataclasses import dataclass, field
 
-__all__ = ["Limits", "DEFAULT_LIMITS", "BudgetExceeded", "add_arguments", "from_arguments"]
+from .errors import CoscoreError
+
+__all__ = ["DEFAULT_LIMITS", "BudgetExceeded", "Limits", "add_arguments", "from_arguments"]
 
 
 def _limit(default: int, flag: str, what: str) -> int:
@@ -71,7 +73,7 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
-class BudgetExceeded(Exception):
+class BudgetExceeded(CoscoreError):
     """An answer went over one of its budgets: ``budget`` is the :class:`Limits` field,
     ``limit`` its value.
 

@@ -10,7 +10,7 @@ import math
 import os
 import re
 import sys
-from typing import Mapping
+from collections.abc import Mapping
 
 from .atoms import table_bytes
 from .diagnostics import Diagnostic, RuleError, json_type, shorten
@@ -56,7 +56,8 @@ def _decode(data: str | bytes, where: str) -> dict:
         quotes = _quotes_in_combos(data, where)
         found = [d for at, d in quotes]
         if not any(at < exc.pos <= at + 2 for at, _ in quotes):  # else the first quote is this very error
-            found.insert(0, Diagnostic(where, f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}{hint}"))
+            found.insert(0, Diagnostic(where,
+                                       f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}{hint}"))
         raise RuleError(found) from None
     except RecursionError:
         raise RuleError([Diagnostic(where, _too_deep(data))]) from None
@@ -81,7 +82,7 @@ def _quotes_in_combos(text: str, where: str) -> list[tuple[int, Diagnostic]]:
     found = []
     for match in _COMBO_TEXT.finditer(text):
         try:
-            _, end = json.decoder.scanstring(text, match.end())
+            _, end = json.decoder.scanstring(text, match.end())  # type: ignore[attr-defined]  # not in typeshed
         except (json.JSONDecodeError, ValueError):
             continue
         rest = text[end:end + 200].lstrip(" \t\r\n")
@@ -89,8 +90,8 @@ def _quotes_in_combos(text: str, where: str) -> list[tuple[int, Diagnostic]]:
             continue
         line = text.count("\n", 0, end - 1) + 1
         column = end - 1 - (text.rfind("\n", 0, end - 1) + 1) + 1
-        found.append((end - 1, Diagnostic(where, f"invalid JSON at line {line}, column {column}: this '\"' inside a combo "
-                                "ends its text early: write \\\" for a quote inside it, or quote strings with ' "
+        found.append((end - 1, Diagnostic(where, f"invalid JSON at line {line}, column {column}: this '\"' inside a "
+                                "combo ends its text early: write \\\" for a quote inside it, or quote strings with ' "
                                 "(T(0) == '是')")))
         if len(found) == 100:
             break
@@ -144,14 +145,16 @@ def read(source: RuleSource, dialect: str | None = None, limits: Limits = DEFAUL
     if "comboMode" not in rule:
         problems.append(Diagnostic("comboMode", "missing (\"ADD\" or \"MAX\")"))
     elif combo_mode not in COMBO_MODES:
-        problems.append(Diagnostic("comboMode", f"must be \"ADD\" or \"MAX\", not {json.dumps(combo_mode, ensure_ascii=False)}"))
+        problems.append(Diagnostic("comboMode",
+                                   f"must be \"ADD\" or \"MAX\", not {json.dumps(combo_mode, ensure_ascii=False)}"))
     elif combo_mode == "MAX" and combos is not None and not combos and "combos" in rule:
         problems.append(Diagnostic("combos", "MAX needs at least one combo"))
 
     chosen = dialect if dialect is not None else rule.get("dialect", "coscore")
     if chosen not in DIALECTS:
         where = "dialect" if dialect is None else "dialect (keyword)"
-        problems.append(Diagnostic(where, f"must be \"coscore\" or \"manual\", not {json.dumps(chosen, ensure_ascii=False)}"))
+        problems.append(Diagnostic(where,
+                                   f"must be \"coscore\" or \"manual\", not {json.dumps(chosen, ensure_ascii=False)}"))
 
     if problems:
         error = RuleError(problems + [w for w in warnings])
@@ -160,6 +163,7 @@ def read(source: RuleSource, dialect: str | None = None, limits: Limits = DEFAUL
     problems = _over_budget(rule, atoms or {}, limits)
     if problems:
         raise RuleError(problems)
+    assert atoms is not None and combos is not None and combo_mode is not None  # no problem: every part was read
     return RuleSpec(atoms, tuple(combos), combo_mode, chosen, tuple(warnings), rule)
 
 
@@ -167,8 +171,9 @@ def _over_size(rule: dict, limits: Limits) -> list[Diagnostic]:
     """The size budgets of ``limits`` the rule's JSON goes over, counted without reading
     it: atoms, EM/OP/CS keys and SM options (from their separators), combos, and the
     characters of combo text (compiling costs time and memory in proportion to them)."""
-    atoms = rule.get("atoms") if isinstance(rule.get("atoms"), dict) else {}
-    combos = rule.get("combos") if isinstance(rule.get("combos"), dict) else {}
+    given_atoms, given_combos = rule.get("atoms"), rule.get("combos")
+    atoms = given_atoms if isinstance(given_atoms, dict) else {}
+    combos = given_combos if isinstance(given_combos, dict) else {}
     keys = options = 0
     for atom in atoms.values():
         desc = atom.get("desc") if isinstance(atom, dict) else None
@@ -205,7 +210,8 @@ def _over_budget(rule: dict, atoms: dict[str, AtomSpec], limits: Limits) -> list
     if total > limits.max_table_bytes:
         largest = sorted(sizes, key=sizes.__getitem__, reverse=True)[:3]
         shown = ", ".join(f"atoms.{shorten(atom_id, 40)} {sizes[atom_id]:,}" for atom_id in largest)
-        message = over_rule_budget("max_table_bytes", "bytes of match tables (estimated)", total, limits.max_table_bytes)
+        message = over_rule_budget("max_table_bytes", "bytes of match tables (estimated)", total,
+                                   limits.max_table_bytes)
         problems.append(Diagnostic("atoms", f"{message}; the largest: {shown}"))
     return problems
 
@@ -245,7 +251,7 @@ def _read_atoms(rule: dict, problems: list, warnings: list) -> dict[str, AtomSpe
         for key in atom:
             if key not in ("type", "desc"):
                 warnings.append(Diagnostic(f"{path}.{key}", "unknown key (ignored)", severity="warning"))
-        if ok:
+        if ok and isinstance(kind, str) and isinstance(desc, str):
             spec = _read_atom(str(atom_id), kind, desc, problems, warnings)
             if spec is not None:
                 specs[str(atom_id)] = spec
@@ -268,7 +274,8 @@ def _read_atom(atom_id: str, kind: str, desc: str, problems: list, warnings: lis
     # OP / CS: "threshold:key,key,…" — keys are everything after the first ':'
     head, colon, rest = desc.partition(":")
     if not colon:
-        problems.append(Diagnostic(path, f"{kind} desc must start with a threshold and ':' (e.g. \"0.6:key\")", 1, source=desc))
+        problems.append(Diagnostic(path, f"{kind} desc must start with a threshold and ':' (e.g. \"0.6:key\")", 1,
+                                   source=desc))
         return None
     try:
         threshold = float(head)
@@ -276,7 +283,8 @@ def _read_atom(atom_id: str, kind: str, desc: str, problems: list, warnings: lis
         problems.append(Diagnostic(path, f"threshold {head!r} is not a number", 1, source=desc))
         return None
     if not 0 <= threshold <= 1:
-        warnings.append(Diagnostic(path, f"threshold {head.strip()} is outside [0, 1]" + (": the atom never hits" if not threshold <= 1 else ": the atom always hits"), 1, "warning", desc))
+        effect = ": the atom never hits" if not threshold <= 1 else ": the atom always hits"
+        warnings.append(Diagnostic(path, f"threshold {head.strip()} is outside [0, 1]{effect}", 1, "warning", desc))
     keys = tuple(rest.split(","))
     column = len(head) + 2
     for key in keys:
@@ -294,28 +302,34 @@ def _read_combos(rule: dict, atom_ids: set[str] | None, problems: list, warnings
     for combo_id, combo in combos.items():
         path = f"combos.{combo_id}"
         if not isinstance(combo, dict):
-            problems.append(Diagnostic(path, f"must be an object with \"combo\", \"score\" and \"mode\", not {json_type(combo)}"))
+            problems.append(Diagnostic(path, "must be an object with \"combo\", \"score\" and \"mode\", "
+                                             f"not {json_type(combo)}"))
             continue
         text, score, mode = combo.get("combo"), combo.get("score"), combo.get("mode")
         tree = None
         if not isinstance(text, str):
-            problems.append(Diagnostic(f"{path}.combo", "missing" if "combo" not in combo else f"must be a string, not {json_type(text)}"))
+            problems.append(Diagnostic(f"{path}.combo", "missing" if "combo" not in combo
+                                       else f"must be a string, not {json_type(text)}"))
         else:
             try:
                 tree = parse(text, atom_ids)
             except ExprSyntaxError as exc:
                 problems.append(Diagnostic(f"{path}.combo", exc.message, exc.column, source=text))
         if isinstance(score, bool) or not isinstance(score, (int, float)):
-            problems.append(Diagnostic(f"{path}.score", "missing (a number)" if "score" not in combo else f"must be a number, not {json_type(score)}"))
+            problems.append(Diagnostic(f"{path}.score", "missing (a number)" if "score" not in combo
+                                       else f"must be a number, not {json_type(score)}"))
         elif isinstance(score, float) and not math.isfinite(score):
             problems.append(Diagnostic(f"{path}.score", f"must be a finite number, not {score}"))
         elif isinstance(score, int) and abs(score) > _LARGEST_SCORE:
             problems.append(Diagnostic(f"{path}.score", "must be a number a float can hold (at most about 1.8e308)"))
         if mode not in SCORE_MODES:
-            problems.append(Diagnostic(f"{path}.mode", "missing (\"logic\" or \"value\")" if "mode" not in combo else f"must be \"logic\" or \"value\", not {json.dumps(mode, ensure_ascii=False)}"))
+            problems.append(Diagnostic(f"{path}.mode", "missing (\"logic\" or \"value\")" if "mode" not in combo
+                                       else "must be \"logic\" or \"value\", "
+                                            f"not {json.dumps(mode, ensure_ascii=False)}"))
         for key in combo:
             if key not in ("combo", "score", "mode"):
                 warnings.append(Diagnostic(f"{path}.{key}", "unknown key (ignored)", severity="warning"))
-        if tree is not None and mode in SCORE_MODES and isinstance(score, (int, float)) and not isinstance(score, bool):
+        if (tree is not None and isinstance(text, str) and mode in SCORE_MODES and isinstance(score, (int, float))
+                and not isinstance(score, bool)):
             specs.append(ComboSpec(str(combo_id), text, tree, score, mode))
     return specs

@@ -1,8 +1,8 @@
 """A compiled rule: :func:`compile` and :class:`Rule`, a thin face over :mod:`coscore.engine`."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Any, Callable
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from . import engine as _engine
 from .atoms import Atom
@@ -10,14 +10,14 @@ from .diagnostics import Diagnostic, RuleError, shorten
 from .engine import AnswerLike
 from .engine.builder import gather
 from .engine.schedule import workers
+from .limits import DEFAULT_LIMITS, Limits
 from .pipeline import stream as _stream
 from .pipeline import tables as _tables
-from .limits import DEFAULT_LIMITS, Limits
 from .reading import read
 from .results import AtomCall, Batch, Outcome
 from .spec import RuleSource
 
-__all__ = ["compile", "Rule", "AnswerLike", "Outcome", "Batch", "AtomCall", "Limits"]
+__all__ = ["AnswerLike", "AtomCall", "Batch", "Limits", "Outcome", "Rule", "compile"]
 
 
 class Rule:
@@ -134,8 +134,8 @@ def compile(source: RuleSource, *, dialect: str | None = None, limits: Limits | 
     except RuleError:
         raise
     except MemoryError:
-        raise RuleError([Diagnostic("rule", "compiling it needs more memory than is available (lower the "
-                                            "rule's size, or the max_table_bytes budget to refuse it sooner)")]) from None
+        raise RuleError([Diagnostic("rule", "compiling it needs more memory than is available (lower the rule's "
+                                            "size, or the max_table_bytes budget to refuse it sooner)")]) from None
     except RecursionError:
         raise RuleError([Diagnostic("rule", "nested too deeply")]) from None
     except Exception as exc:  # noqa: BLE001 - compiling untrusted input raises RuleError only

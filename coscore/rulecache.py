@@ -13,12 +13,13 @@ import os
 import sys
 import threading
 from collections import OrderedDict
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from . import rule as _rule
 from .diagnostics import Diagnostic, RuleError
 
-__all__ = ["RuleCache", "rule_key", "rule_nbytes", "rss_bytes", "DEFAULT_CACHE_SIZE"]
+__all__ = ["DEFAULT_CACHE_SIZE", "RuleCache", "rss_bytes", "rule_key", "rule_nbytes"]
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -53,7 +54,7 @@ def rule_key(source: Any) -> str | None:
     return None
 
 
-def rule_nbytes(rule: Any, limit: int = 100_000) -> int:
+def rule_nbytes(rule: _rule.Rule, limit: int = 100_000) -> int:
     """An estimate of the bytes a compiled rule holds: what Python can see of it.
 
     Walks the rule's attributes (at most ``limit`` objects), summing each container's
@@ -61,7 +62,7 @@ def rule_nbytes(rule: Any, limit: int = 100_000) -> int:
     kernels are invisible here; :class:`RuleCache` can measure them (``measure=True``).
     """
     seen: set[int] = set()
-    stack = [rule]
+    stack: list[Any] = [rule]
     total = 0
     while stack and len(seen) < limit:
         obj = stack.pop()
@@ -76,7 +77,8 @@ def rule_nbytes(rule: Any, limit: int = 100_000) -> int:
             total += sys.getsizeof(obj)
         except TypeError:
             pass
-        if isinstance(obj, (str, bytes, int, float, bool)) or obj is None or callable(obj) and not hasattr(obj, "__dict__"):
+        if (isinstance(obj, (str, bytes, int, float, bool)) or obj is None
+                or (callable(obj) and not hasattr(obj, "__dict__"))):
             continue
         if isinstance(obj, dict):
             stack.extend(obj.keys())
@@ -120,7 +122,7 @@ class RuleCache:
         self.hits = 0
         self.misses = 0
 
-    def get(self, source: Any) -> "_rule.Rule":
+    def get(self, source: Any) -> _rule.Rule:
         """The compiled rule for ``source`` (a dict or JSON text); raises :class:`RuleError`."""
         key = rule_key(source) if self.maxsize and self.maxbytes != 0 else None
         if key is not None:

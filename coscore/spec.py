@@ -6,10 +6,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping, Union
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Union
 
 from .diagnostics import Diagnostic
+
+if TYPE_CHECKING:
+    from .results import Batch
 
 AtomKind = Literal["EM", "SM", "OP", "CS"]
 Dialect = Literal["coscore", "manual"]
@@ -58,3 +62,26 @@ class RuleSpec:
     dialect: str
     warnings: tuple[Diagnostic, ...]
     source: dict
+
+
+class AtomText(Protocol):
+    """What :class:`CompiledRule` tells of one atom: its kind and the texts it looks for."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def keys(self) -> Sequence[str]: ...
+    @property
+    def groups(self) -> Sequence[Sequence[str]]: ...
+
+
+class CompiledRule(Protocol):
+    """A compiled rule as the layers below :class:`coscore.Rule` see it (the language's
+    checks take one): :class:`coscore.Rule` is the one there is. A protocol, so that these
+    layers name the type without importing the rule, which is built on them."""
+
+    @property
+    def spec(self) -> RuleSpec: ...
+    @property
+    def atoms(self) -> Mapping[str, AtomText]: ...
+    def score_many(self, answers: Iterable[Sequence[str]], jobs: int = 1, chunk_size: int | None = None) -> Batch: ...

@@ -1,22 +1,26 @@
 """Shared fixtures and checks: the conformance corpus (tests/data/*.jsonl), the demo rules,
-and "``score_many`` equals ``score`` answer by answer"."""
+the web app's ``db`` and ``client``, and "``score_many`` equals ``score`` answer by answer";
+the hypothesis profile of the run (what else the test files share is in support.py)."""
 from __future__ import annotations
 
 import json
 import math
-import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
-from webapp_support import NEEDS_SHARED
 
 import coscore
+from support import HYPOTHESIS_PROFILE
+from webapp_support import APP_DIR, NEEDS_SHARED, copy_database
 
 # Hypothesis: the same examples on every CI run (a failure there is reproduced by running
-# again); elsewhere random ones. HYPOTHESIS_PROFILE chooses a profile, else CI being set does.
+# again), and a third of a slow property's (support.examples); elsewhere random ones, all of
+# them. HYPOTHESIS_PROFILE chooses a profile, else CI being set does (.ci/run sets it).
 settings.register_profile("ci", derandomize=True, print_blob=True)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "default"))
+settings.load_profile(HYPOTHESIS_PROFILE)
 
 DATA = Path(__file__).parent / "data"
 DEMO = Path(__file__).parent.parent / "coscore" / "data" / "demo"
@@ -44,6 +48,27 @@ def demo_rules() -> dict[str, dict]:
         path.name.removesuffix(".rule.json"): json.loads(path.read_text(encoding="utf-8"))
         for path in sorted(DEMO.glob("*.rule.json"))
     }
+
+
+@pytest.fixture()
+def db(tmp_path: Path) -> Path:
+    """A writable copy of the original app's database (the test skips without ``../shared``)."""
+    return copy_database(tmp_path)
+
+
+@pytest.fixture()
+def client(db: Path) -> Iterator[Any]:
+    """The web app (:func:`coscore.webapp.create_app`) on the original app's folder and ``db``,
+    through Starlette's TestClient, with one worker process (each costs a Python start and
+    coscore's import; a test of work done side by side makes its own app). The tests of the
+    other services define their own ``client``."""
+    pytest.importorskip("starlette")
+    from starlette.testclient import TestClient
+
+    from coscore.webapp import create_app
+
+    with TestClient(create_app(APP_DIR, db, workers=1)) as test_client:
+        yield test_client
 
 
 def exactly(outcome: coscore.Outcome) -> tuple:

@@ -8,7 +8,7 @@ must agree with them exactly.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from coscore._fast.jaccard_py import multiset_counts
 from coscore._fast.jaccard_py import tokens as cs_tokens

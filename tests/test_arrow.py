@@ -19,9 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import coscore
+from conftest import DEMO
 from coscore._fast import modules
 from coscore.limits import Limits
-from conftest import DEMO
+from support import examples
 
 #: Characters of every UTF-8 width: ASCII, Latin-1 (2 bytes), CJK (3), astral (4).
 WIDTHS = ["a", "b", " ", "-", "é", "ü", "中", "车", "道", "文", "，", "🎉", "𠀀", "\U0010fffd"]
@@ -142,7 +143,7 @@ def blank_columns(draw, max_width: int = 3):
     return columns, [draw(arrow_column(c)) for c in columns]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(blank_columns(), st.sampled_from(sorted(COMPILED)), st.sampled_from([None, 1, 3, 7]), st.sampled_from([1, 2]))
 def test_arrow_columns_score_as_the_same_lists(data, name, chunk_size, jobs):
     values, columns = data
@@ -154,7 +155,7 @@ def test_arrow_columns_score_as_the_same_lists(data, name, chunk_size, jobs):
 
 
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                    HealthCheck.function_scoped_fixture])
 @given(data=blank_columns(max_width=4), key=st.sampled_from([0, 1, 2, -1, -2, 5, -5, "*"]), cut=st.data())
 def test_blank_columns_pick_and_deduplicate_every_text(implementation, data, key, cut):
@@ -259,13 +260,13 @@ def test_many_rows_and_repeats_score_as_lists():
     """Several chunks, threads, a hash table of many entries, most texts repeated."""
     rng = np.random.default_rng(7)
     pool = ["", "车道", "换车道 a", "a b", "éü道🎉", "中文" * 30, *(f"answer {i} 中" for i in range(500))]
-    values = [pool[i] for i in rng.integers(0, len(pool), 60_000)]
-    second = [pool[i] for i in rng.integers(0, len(pool), 60_000)]
+    values = [pool[i] for i in rng.integers(0, len(pool), 20_000)]
+    second = [pool[i] for i in rng.integers(0, len(pool), 20_000)]
     columns = [pa.array(values), pa.chunked_array([pa.array(second[:12345]), pa.array(second[12345:])])]
     for name in ("first", "joined", "both", "several", "pair", "lab-tools", "lane-change"):
         rule = COMPILED[name]
         want = rule.score_many(list(zip(values, second)))
-        _same(rule.score_many(columns, jobs=2), want)
+        _same(rule.score_many(columns, jobs=2, chunk_size=5000), want)   # four chunks, the second cut
 
 
 def test_only_rules_that_read_text_outside_the_kernels_get_str():
@@ -324,8 +325,8 @@ def _utf8_array(cells: list[bytes], kind: pa.DataType) -> pa.Array:
 #: bytes that are often almost UTF-8: valid sequences, cut, with a byte changed, or any bytes
 UTF8ISH = st.one_of(
     st.binary(max_size=12),
-    st.text(st.sampled_from(WIDTHS + ["\x7f", "\x80", "\u07ff", "\u0800", "\ud7ff", "\ue000", "\uffff",
-                                      "\U00010000"]), max_size=6).map(lambda t: t.encode()),
+    st.text(st.sampled_from([*WIDTHS, "\x7f", "\x80", "\u07ff", "\u0800", "\ud7ff", "\ue000", "\uffff",
+                             "\U00010000"]), max_size=6).map(lambda t: t.encode()),
     st.tuples(st.text(st.sampled_from(WIDTHS), min_size=1, max_size=6), st.integers(0, 40), st.integers(0, 255))
     .map(lambda c: (lambda b: b[: c[1] % (len(b) + 1)] + bytes([c[2]]) + b[c[1] % (len(b) + 1) + 1:])(c[0].encode())),
     st.sampled_from([b"\xc0\x80", b"\xc1\xbf", b"\xe0\x9f\xbf", b"\xed\xa0\x80", b"\xed\xbf\xbf", b"\xf0\x8f\xbf\xbf",
@@ -361,7 +362,7 @@ def _read_as_python(implementation: str, column: pa.Array, cells: list[bytes]):
 
 
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                    HealthCheck.function_scoped_fixture])
 @given(cells=st.lists(UTF8ISH, min_size=1, max_size=4), large=st.booleans())
 def test_utf8_is_read_as_python_reads_it(implementation, cells, large):
@@ -379,7 +380,7 @@ def test_utf8_is_read_as_python_reads_it(implementation, cells, large):
 #: 3-byte form that is not one (overlong, surrogate) put in a run
 RUNS = st.tuples(
     st.lists(st.one_of(st.text(st.sampled_from(["中", "车", "，", "\u0800", "\uffff", "\ue000", "\ud7ff"]), max_size=40),
-                       st.text(st.sampled_from(WIDTHS + ["\x00", "\x7f", "\u07ff"]), max_size=3)), max_size=6)
+                       st.text(st.sampled_from([*WIDTHS, "\x00", "\x7f", "\u07ff"]), max_size=3)), max_size=6)
     .map(lambda parts: "".join(parts).encode()),
     st.sampled_from(["keep", "change", "cut", "insert", "overlong", "surrogate"]),
     st.integers(0, 400), st.integers(0, 255),
@@ -397,7 +398,7 @@ def _spoilt(data: bytes, how: str, at: int, byte: int) -> bytes:
 
 
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                    HealthCheck.function_scoped_fixture])
 @given(cells=st.lists(RUNS, min_size=1, max_size=4), start=st.integers(0, 3))
 def test_long_runs_of_every_width_are_read_as_python_reads_them(implementation, cells, start):
@@ -421,7 +422,7 @@ BMP = st.tuples(
 
 
 @pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                    HealthCheck.function_scoped_fixture])
 @given(cells=st.lists(BMP, min_size=1, max_size=5), start=st.integers(0, 2))
 def test_texts_of_the_basic_plane_are_read_as_python_reads_them(implementation, cells, start):

@@ -128,15 +128,15 @@ def test_report_sections(tmp_path):
 
 
 def test_the_readme_loop_runs(tmp_path):
-    """The README's loop, command by command, in a scratch directory."""
+    """The rule author's loop of docs/commands.md, command by command, in a scratch directory."""
     import re
     import shlex
     import subprocess
 
     from test_cli import ROOT
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("### The rule author's loop"):]
+    readme = (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## The rule author's loop"):]
     block = re.search(r"```sh\n(.*?)```", section, flags=re.S).group(1).replace("\\\n", " ")
     demo = str(ROOT / "coscore" / "data" / "demo") + "/"
     outputs = []
@@ -174,10 +174,10 @@ def test_a_file_scored_from_the_original_layout_keeps_its_blanks(tmp_path):
     assert ["直行", "停车", "等待红灯", "左转", "直行"] in [d["answer"] for d in report["disagreements"]]
 
 
-def test_the_readme_shows_check_as_it_prints():
+def test_the_docs_show_check_as_it_prints():
     from test_cli import ROOT
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
     proc = run("check", "coscore/data/demo/traffic-light.rule.json", cwd=ROOT)
     out, err = text(proc)
     assert proc.returncode == 0, err

@@ -12,8 +12,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import coscore  # noqa: E402
 from benchmarks import baseline, workloads  # noqa: E402
+
+import coscore  # noqa: E402
 
 
 @pytest.mark.parametrize("name", workloads.RULES)

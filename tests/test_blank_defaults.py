@@ -105,7 +105,7 @@ def test_every_command_refuses_the_misfit(sheet, capsys, argv):
 
 def test_check_says_the_data_does_not_fit(sheet, capsys):
     rule, data = sheet
-    status, out, err = _run(capsys, "check", rule, "--data", data, "--label", "教师A")
+    status, out, _err = _run(capsys, "check", rule, "--data", data, "--label", "教师A")
     assert status == 1 and "data:" in out and "reads 2 blanks" in out and "教师B" in out
     status, out, _ = _run(capsys, "check", rule, "--data", data, "--label", "教师A", "--blanks", "第1空,第2空")
     assert status == 0 and "(the data has 2 blanks)" in out
@@ -146,7 +146,7 @@ def test_the_library_refuses_a_whole_sheet():
     frame = pd.DataFrame({"学号": ["S1", "S2"], "班级": ["1班", "2班"], "第1空": ["阻尼器", ""],
                           "第2空": ["大楼", "模型"]})
     for whole in (frame, pa.table(frame), frame.iloc[:, 1:]):
-        with pytest.raises(ValueError, match="looks like an? (identifier|group), not a blank.*pass only the blank"):
+        with pytest.raises(ValueError, match=r"looks like an? (identifier|group), not a blank.*pass only the blank"):
             rule.score_many(whole)
     assert rule.score_many(frame[["第1空", "第2空"]]).scores.tolist() == [10.0, 6.0]
     assert rule.score_many([frame["学号"].to_numpy().astype(str).tolist()]).errors   # a list is taken as given

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from support import coscore_env
+
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "coscore" / "data" / "demo"
 REAL = ROOT / "tests" / "data" / "coscore-real.jsonl"
@@ -27,8 +29,7 @@ DIVIDE = {
 
 
 def run(*args: str, stdin: bytes | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env = coscore_env()
     env.pop("NO_COLOR", None)
     return subprocess.run(
         [sys.executable, "-m", "coscore", *map(str, args)],
@@ -116,8 +117,6 @@ def test_rows_keep_their_order_and_count_across_chunks(tmp_path, divide_rule):
 
 @pytest.mark.parametrize("fmt", ["csv", "tsv", "jsonl", "parquet"])
 def test_every_format_round_trips_through_score(tmp_path, divide_rule, fmt):
-    if fmt == "parquet":
-        pytest.importorskip("pyarrow")
     from coscore.io import open_reader, open_writer
     from coscore.io.table import Chunk
 
@@ -151,7 +150,7 @@ def test_jsonl_answers_lists_and_stdin(tmp_path, divide_rule):
 
 
 def test_csv_from_stdin_to_stdout(divide_rule):
-    proc = run("score", divide_rule, "-", "--format", "csv", stdin="answer\na\nq\n".encode())
+    proc = run("score", divide_rule, "-", "--format", "csv", stdin=b"answer\na\nq\n")
     out, err = text(proc)
     rows = read_csv(out)
     assert proc.returncode == 0 and [r["coscore_score"] for r in rows] == ["10.0", ""]
@@ -350,7 +349,7 @@ def test_only_the_chosen_subcommand_is_imported():
     """``coscore --help`` imports no subcommand's module; ``coscore check --help`` only check's."""
     code = ("import sys\nfrom coscore.cli import COMMANDS, main\nstatus = main(sys.argv[1:])\n"
             "print(sorted(n for n, c in COMMANDS.items() if c.module in sys.modules))\n")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    env = coscore_env()
     for argv, imported in ((["--help"], "[]"), (["check", "--help"], "['check']")):
         done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=ROOT,
                               env=env, timeout=120)

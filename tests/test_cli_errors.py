@@ -16,11 +16,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from webapp_support import APP_DIR, require_app
 
 from coscore import cli
 from coscore.cli import score as score_command
-from coscore.io import columnar_csv
+from coscore.io.delimited import columnar_csv
+from support import coscore_env
+from webapp_support import APP_DIR, require_app
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE_SUITE = ROOT / "examples" / "lab-tools-suite"
@@ -37,7 +38,7 @@ def command(*argv: object, capsys: pytest.CaptureFixture[str]) -> tuple[int, str
 
 
 def real_command(*argv: object, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    env = coscore_env()
     env.pop("COSCORE_TRACEBACK", None)
     return subprocess.run([sys.executable, "-m", "coscore", *map(str, argv)], capture_output=True, text=True,
                           cwd=cwd or ROOT, env=env, timeout=120)

@@ -28,6 +28,7 @@ from coscore import cli, demo
 from coscore.cli.app import app_folder
 from coscore.cli.signals import Stopped, stop_on_signals
 from coscore.diagnostics import MESSAGE_LIMIT
+from support import coscore_env, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "coscore" / "data" / "demo"
@@ -245,7 +246,7 @@ def test_a_device_is_written_through(inputs, capsys):
 
 
 def _env() -> dict[str, str]:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    env = coscore_env()
     env.pop("COSCORE_TRACEBACK", None)
     return env
 
@@ -284,11 +285,17 @@ def test_a_signal_mid_run_leaves_nothing_and_prints_one_line(tmp_path, name, suf
     rows = "".join(json.dumps({"id": i, "answer": "ab" * (i % 7)}) + "\n" for i in range(500))
     proc.stdin.write(rows.encode())
     proc.stdin.flush()
-    deadline = time.monotonic() + 60
-    while not [p for p in tmp_path.iterdir() if p.name.startswith(f".{out.name}.")]:
-        assert time.monotonic() < deadline and proc.poll() is None, "the run never started writing"
-        time.sleep(0.05)
-    time.sleep(0.3)  # the chunks read are scored and written
+
+    def written() -> bool:
+        """The temporary output is there and, for a format written as it goes (CSV, JSON
+        Lines), holds the chunks scored so far."""
+        assert proc.poll() is None, "the run ended before the signal"
+        temporary = [p for p in tmp_path.iterdir() if p.name.startswith(f".{out.name}.")]
+        return bool(temporary) and (suffix in (".parquet", ".xlsx") or temporary[0].stat().st_size > 0)
+
+    wait_until(written, 60, "the run to write its temporary output")
+    if suffix in (".parquet", ".xlsx"):   # they hold what they write until the end: nothing to wait on
+        time.sleep(0.3)
     proc.send_signal(signum)
     _, err = proc.communicate(timeout=60)
     proc.stdin.close()
@@ -314,11 +321,10 @@ def test_a_signal_that_lands_in_a_finalizer_still_stops_the_run(unraisable):
             signal.raise_signal(signal.SIGTERM)  # the handler runs here, inside the finalizer
 
     before = signal.getsignal(signal.SIGTERM)
-    with pytest.raises(Stopped) as stopped:
-        with stop_on_signals():
-            Finalized()
-            for _ in range(10_000):
-                time.sleep(0.001)
+    with pytest.raises(Stopped) as stopped, stop_on_signals():
+        Finalized()
+        for _ in range(10_000):
+            time.sleep(0.001)
     assert stopped.value.signum == signal.SIGTERM
     assert unraisable == []
     assert signal.getsignal(signal.SIGTERM) is before

@@ -240,7 +240,7 @@ def test_compare_errors(tmp_path):
     data = tmp_path / "d.csv"
     data.write_text("answer,mark\na,1\n", encoding="utf-8")
     proc = run("compare", data, "--label", "mark", "nothing")
-    out, err = text(proc)
+    _out, err = text(proc)
     assert proc.returncode == 2 and "neither a rule file nor a column" in err and "Traceback" not in err
     proc = run("compare", data, "--label", "teacher", "answer")
     assert proc.returncode == 2 and "teacher" in text(proc)[1]

@@ -8,9 +8,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 import coscore
+from conftest import load_cases
 from coscore import compat
 from coscore.compat import Rule, RuleCache, rule_key
-from conftest import load_cases
 
 CASES = load_cases()
 
@@ -86,7 +86,8 @@ def test_clamping_keeps_the_original_types():
     assert rule("F(0)", 1).calculate(["-3.5"])[0] == 0 and type(rule("F(0)", 1).calculate(["-3.5"])[0]) is int
     assert json.dumps(rule("F(0)", 1).calculate(["12.5"])[0]) == "10"
     assert json.dumps(rule("F(0)", 1).calculate(["2.5"])[0]) == "2.5"
-    assert json.dumps(rule("Q(0)", 3, "logic").calculate([""])) == '[3, {"A": 3, "calMemory": {"T": {}, "L": {}, "Q": {}, "F": {}, "U": {}, "S": {}, "GandM": {}}}]'
+    assert json.dumps(rule("Q(0)", 3, "logic").calculate([""])) == (
+        '[3, {"A": 3, "calMemory": {"T": {}, "L": {}, "Q": {}, "F": {}, "U": {}, "S": {}, "GandM": {}}}]')
     assert json.dumps(rule("Q(0)", 3, "logic", "MAX").calculate(["x"])[0]) == "0"
 
 

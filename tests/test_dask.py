@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import time
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -16,15 +17,15 @@ import pytest
 dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
-pa = pytest.importorskip("pyarrow")
-pq = pytest.importorskip("pyarrow.parquet")
 import pandas as pd  # noqa: E402
+import pyarrow as pa  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
 
 import coscore  # noqa: E402
 import coscore.dask as cdask  # noqa: E402
+from coscore.cli import main  # noqa: E402
 from coscore.io import InputError  # noqa: E402
 from coscore.pipeline.files import Totals  # noqa: E402
-from coscore.cli import main  # noqa: E402
 
 DEMO = Path(coscore.__file__).parent / "data" / "demo"
 TASKS = ["lab-tools", "lane-change", "shortest-path", "traffic-light"]
@@ -58,7 +59,7 @@ def answers_table(answers: list[list[str]], ids: list[str], marks: list[int] | N
 def write_dataset(directory: Path, table: pa.Table, cuts: list[int]) -> None:
     directory.mkdir(parents=True)
     bounds = [0, *cuts, table.num_rows]
-    for i, (lo, hi) in enumerate(zip(bounds, bounds[1:])):
+    for i, (lo, hi) in enumerate(pairwise(bounds)):
         pq.write_table(table.slice(lo, hi - lo), directory / f"part-{i:03d}.parquet")
 
 
@@ -313,7 +314,7 @@ def kill_a_busy_worker(client, running) -> int:
 
 
 def test_worker_killed_during_api_run(client, demo):
-    rule, answers, directory = demo["shortest-path"]
+    rule, answers, _directory = demo["shortest-path"]
     table = answers_table(answers * 4, [str(i) for i in range(len(answers) * 4)])
     ddf = dd.from_pandas(table.to_pandas(), npartitions=16)
     slow = ddf.map_partitions(lambda df: (time.sleep(0.25), df)[1], meta=ddf._meta)  # ~2 s in all
@@ -384,7 +385,7 @@ def test_worker_killed_during_score_files(client, tmp_path):
 def test_score_files_refuses_a_cluster_with_another_coscore(client, demo, tmp_path, monkeypatch):
     rule, _, directory = demo["lab-tools"]
     monkeypatch.setattr(coscore, "__version__", "0.0.0-other")
-    with pytest.raises(cdask.ClusterError, match="has coscore 0.1.0, this client 0.0.0-other"):
+    with pytest.raises(cdask.ClusterError, match=r"has coscore 0\.1\.0, this client 0\.0\.0-other"):
         cdask.score_files(rule, str(directory), str(tmp_path / "out"), label="score",
                           blanks=["b1", "b2", "b3", "b4", "b5"], scheduler=client.scheduler.address)
     assert not (tmp_path / "out").exists()
@@ -404,9 +405,9 @@ def test_command_engine_dask_matches_score_many(client, demo, tmp_path):
     got = read_output(out)
     assert got["id"].tolist() == [f"lane-change-{i}" for i in range(len(answers))]
     assert_matches(got, rule, answers)
-    refused = subprocess.run(command[:-4] + ["--engine", "dask"], capture_output=True, text=True, timeout=60)
+    refused = subprocess.run([*command[:-4], "--engine", "dask"], capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2 and "not empty" in refused.stderr
-    no_out = subprocess.run(command[:6] + ["--engine", "dask"], capture_output=True, text=True, timeout=60)
+    no_out = subprocess.run([*command[:6], "--engine", "dask"], capture_output=True, text=True, timeout=60)
     assert no_out.returncode == 2 and "-o OUT_DIR" in no_out.stderr
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -123,7 +124,7 @@ def test_chunks_of_a_dataframe_and_of_an_arrow_stream():
     frame = pl.DataFrame({"a": [a for a, _ in answers], "b": [b for _, b in answers]})
     got = list(rule.score_chunks(frame, chunk_size=5))
     assert [len(b) for b in got] == [5, 5, 5, 5, 1]
-    _same(coscore.Batch(np.concatenate([b.scores for b in got]), sum((b.errors for b in got), []),
+    _same(coscore.Batch(np.concatenate([b.scores for b in got]), [e for b in got for e in b.errors],
                         {c: np.concatenate([b.combos[c] for b in got]) for c in want.combos}), want)
     reader = pa.RecordBatchReader.from_batches(
         pa.schema([("a", pa.string()), ("b", pa.string())]),
@@ -151,8 +152,8 @@ def test_numpy_arrays_in_a_list_are_answers_that_fail_on_their_own():
 
 def test_a_dataframe_like_object_that_cannot_be_read_is_refused():
     class Frame:
-        columns = ["q1"]
-        dtypes = {"q1": object}
+        columns: ClassVar[list[str]] = ["q1"]
+        dtypes: ClassVar[dict[str, type]] = {"q1": object}
 
         def __iter__(self):
             return iter(["q1"])

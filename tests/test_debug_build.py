@@ -14,6 +14,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
+
 from project_copy import copy_project
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -25,7 +25,7 @@ def test_the_scoring_how_to_runs_as_written(tmp_path, monkeypatch, capsys):
     for task in ("lab-tools", "lane-change"):
         (tmp_path / "rules" / f"{task}.rule.json").write_bytes((DEMO / f"{task}.rule.json").read_bytes())
     written = []
-    for kind, block in re.findall(r"```(yaml|csv)\n(.*?)```", section, flags=re.DOTALL):
+    for kind, block in re.findall(r"```(yaml|text)\n(.*?)```", section, flags=re.DOTALL):
         first, _, rest = block.partition("\n")
         name = first.removeprefix("# ").strip()
         (tmp_path / name).write_text(block if kind == "yaml" else rest, encoding="utf-8")
@@ -39,7 +39,7 @@ def test_the_scoring_how_to_runs_as_written(tmp_path, monkeypatch, capsys):
             if words[0] == "cat":
                 assert (tmp_path / words[1]).read_text(encoding="utf-8") == output, command
                 continue
-            assert words[0] == "coscore" and main(words[1:] + ["--no-progress"]) == 0, command
+            assert words[0] == "coscore" and main([*words[1:], "--no-progress"]) == 0, command
             assert capsys.readouterr().out == output
     for code in re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL):
         exec(compile(code, "docs/exams.md", "exec"), {})  # noqa: S102 - the project's own docs
@@ -55,7 +55,7 @@ def test_an_item_scores_as_its_rule_alone_as_the_page_says(tmp_path, monkeypatch
     (tmp_path / "rules").mkdir()
     for task in ("lab-tools", "lane-change"):
         (tmp_path / "rules" / f"{task}.rule.json").write_bytes((DEMO / f"{task}.rule.json").read_bytes())
-    for kind, block in re.findall(r"```(yaml|csv)\n(.*?)```", section, flags=re.DOTALL):
+    for kind, block in re.findall(r"```(yaml|text)\n(.*?)```", section, flags=re.DOTALL):
         first, _, rest = block.partition("\n")
         (tmp_path / first.removeprefix("# ").strip()).write_text(block if kind == "yaml" else rest, encoding="utf-8")
     assert main(["score", "paper.yaml", "paper.csv", "-o", "exam.csv", "--no-progress"]) == 0

@@ -35,6 +35,7 @@ from coscore.exam import (
     read_exam,
 )
 from coscore.exam.file import MAX_BYTES, MAX_DEPTH, MAX_VALUES
+from support import examples
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "coscore" / "data" / "demo"
@@ -485,7 +486,9 @@ def test_an_invalid_rules_diagnostics_are_its_items_problems(tmp_path, rules):
                   mode: logic
               comboMode: ADD
         """)
-    error = pytest.raises(ExamError, load_exam, path).value
+    with pytest.raises(ExamError) as caught:
+        load_exam(path)
+    error = caught.value
     assert error.source == str(path)
     assert [(p.where, p.line, p.message) for p in error.problems] == [
         ("items[1] (q2).rule", 6, "rules/q2.rule.json: combos.A.combo, column 5: attribute access is not allowed"),
@@ -512,7 +515,9 @@ def test_every_problem_is_reported_at_once_one_per_line(tmp_path, rules):
             rule: rules/lane-change.rule.json
             blanks: [q3_a, q3_b]
         """)
-    error = pytest.raises(ExamError, load_exam, path).value
+    with pytest.raises(ExamError) as caught:
+        load_exam(path)
+    error = caught.value
     assert [line.split(": ", 2)[:2] for line in str(error).splitlines()] == [
         [f"{path}:1", "unknown key 'nme' (did you mean 'name'? an exam's keys are name, id, item_column, items)"],
         [f"{path}:5", "items[0] (q1).blanks"],
@@ -608,7 +613,9 @@ def test_exam_item_lookup_and_problems():
     exam = load_exam({"name": "m", "items": [{"name": "q1", "rule": T0, "blanks": ["a"]},
                                              {"name": "q2", "rule": T0, "blanks": ["b"]}]})
     assert exam.item("q1").blanks == ("a",) and exam.layout == "wide"
-    error = pytest.raises(ExamError, exam.item, "q3").value
+    with pytest.raises(ExamError) as caught:
+        exam.item("q3")
+    error = caught.value
     assert str(error) == "<exam>: items: no item is called 'q3' (items: q1, q2)"
     problem = ExamProblem("items[0] (q1).rule", "combos.A: x", 3, "warning")
     assert str(problem) == "items[0] (q1).rule: warning: combos.A: x"
@@ -783,7 +790,7 @@ def _either(source, **options) -> None:
         assert len(str(error).splitlines()) == len(error.problems)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(EXAMS)
 def test_random_structures_give_an_exam_or_exam_error(value):
     with tempfile.TemporaryDirectory() as folder:
@@ -803,7 +810,7 @@ def test_random_structures_give_an_exam_or_exam_error(value):
         _either(path)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.binary(max_size=200) | st.text(max_size=200).map(lambda t: t.encode("utf-8", "surrogatepass")),
        st.sampled_from([".yaml", ".json"]))
 def test_random_bytes_give_exam_error(data, suffix):
@@ -820,7 +827,7 @@ YAMLISH = st.lists(st.sampled_from(["items:", "\n", "  - ", "name: q1", "rule:",
                    max_size=40).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(YAMLISH)
 def test_yaml_like_text_gives_an_exam_or_exam_error(text):
     with tempfile.TemporaryDirectory() as folder:

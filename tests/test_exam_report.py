@@ -16,8 +16,8 @@ import pyarrow.csv as pa_csv
 import pytest
 
 import coscore
-from conftest import floats, read_columns
 import coscore.labelled
+from conftest import floats, read_columns
 from coscore.cli import main
 from coscore.report import agreement
 

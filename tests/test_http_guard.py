@@ -6,14 +6,14 @@ import pytest
 pytest.importorskip("httpx")
 pytest.importorskip("starlette")
 
-from starlette.applications import Starlette  # noqa: E402
-from starlette.middleware import Middleware  # noqa: E402
-from starlette.responses import JSONResponse  # noqa: E402
-from starlette.routing import Route  # noqa: E402
-from starlette.testclient import TestClient  # noqa: E402
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+from starlette.testclient import TestClient
 
-from coscore.http.guard import Guard, GuardSettings  # noqa: E402
-from coscore.http.options import access, is_loopback  # noqa: E402
+from coscore.http.guard import Guard, GuardSettings
+from coscore.http.options import access, is_loopback
 
 HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 

@@ -7,8 +7,9 @@ import pytest
 
 pytest.importorskip("starlette")
 
-from coscore.http.pool import JobCancelled, OverBudget, WorkerPool  # noqa: E402
-from http_support import sleeper  # noqa: E402
+from coscore.http.pool import JobCancelled, OverBudget, WorkerPool
+from http_support import sleeper
+from support import wait_until
 
 
 @pytest.fixture()
@@ -43,7 +44,7 @@ def test_groups_take_turns_and_requests_go_first(pool):
 def test_cancelling_a_group_drops_its_jobs_and_stops_its_running_one(pool):
     running = pool.submit("sleep", 30, group="task", timeout=60)
     waiting = pool.submit("echo", 1, group="task")
-    time.sleep(0.3)
+    wait_until(lambda: pool.busy, 10, "the job to run")
     start = time.monotonic()
     pool.cancel("task")
     for job in (running, waiting):
@@ -63,7 +64,7 @@ def test_a_request_that_cannot_get_a_worker_in_time_is_refused(pool):
 def test_closing_fails_what_is_left():
     workers = WorkerPool(sleeper, size=1, timeout=5, memory=None)
     job = workers.submit("sleep", 30, group="g", timeout=60)
-    time.sleep(0.2)
+    wait_until(lambda: workers.busy, 60, "the job to run")
     workers.close()
     with pytest.raises(JobCancelled):
         job.result(10)

@@ -11,9 +11,9 @@ import pytest
 httpx = pytest.importorskip("httpx")
 pytest.importorskip("starlette")
 
-import coscore  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
+import coscore  # noqa: E402
 from coscore.server import create_app  # noqa: E402
 from test_server import _serve  # noqa: E402
 

@@ -175,7 +175,7 @@ def test_a_codec_that_is_not_a_text_encoding_is_refused(tmp_path, codec):
     message = str(caught.value)
     assert message.startswith(f"{path}: --encoding {codec!r} is not ")
     assert "utf-8" in message and "gb18030" in message and "auto" in message and "\n" not in message
-    from coscore.io.delimited import DelimitedReader
+    from coscore.io.delimited.delimited import DelimitedReader
 
     with pytest.raises(InputError, match="is not a"):  # a reader made directly refuses it too
         DelimitedReader(path, encoding=codec)

@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 import coscore
 from coscore.io import Chunk, open_reader, open_writer
 from coscore.io import parquet as parquet_module
-from coscore.io.blanks import AnswerColumns
 from coscore.io.arrays import bool_array, float_array, float_values, string_array, string_scalar
-from coscore.io.columnar_csv import ColumnarDelimitedReader
+from coscore.io.blanks import AnswerColumns
+from coscore.io.delimited.columnar_csv import ColumnarDelimitedReader
 from coscore.io.pieces import Piece, natural_order, plan
 from coscore.pipeline.scoring import ItemPlan, Scoring
 
@@ -34,8 +34,8 @@ DEMO = ROOT / "coscore" / "data" / "demo"
 
 #: ASCII, CJK (3 bytes), astral (4 bytes) characters, empty strings; and the CSV specials.
 TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
-PLAIN = st.text(st.sampled_from(list("ab -.") + ["中", "文", "，", "🎉", "𠀀", "é"]), max_size=10)
-SPECIAL = st.text(st.sampled_from(list('ab ,"\t\n') + ["中", "🎉"]), max_size=8)
+PLAIN = st.text(st.sampled_from([*list("ab -."), "中", "文", "，", "🎉", "𠀀", "é"]), max_size=10)
+SPECIAL = st.text(st.sampled_from([*list('ab ,"\t\n'), "中", "🎉"]), max_size=8)
 
 
 # -- Arrow arrays from buffers ---------------------------------------------------------------

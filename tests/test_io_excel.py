@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from coscore.io import Chunk, InputError, open_reader, open_writer
-from coscore.io.workbook_guard import RATIO
+from coscore.io.excel.workbook_guard import RATIO
+from support import examples
 
 xlsxwriter = pytest.importorskip("xlsxwriter")
 
@@ -108,9 +109,9 @@ def test_sheets_by_name_or_number_and_excel_values(tmp_path):
     assert _read(path, sheet="1")[1] == {"id": ["1"], "answer": ["甲"]}  # 1-based when no sheet has that name
     with pytest.raises(InputError, match=r"no sheet 'third' \(sheets: 'first', '2024'"):
         _read(path, sheet="third")
-    with pytest.raises(InputError, match="a sheet .--sheet. is for .xlsx"):
-        with open_reader(tmp_path / "x.csv" if (tmp_path / "x.csv").write_text("a\n1\n") else "", sheet="x"):
-            pass
+    (tmp_path / "x.csv").write_text("a\n1\n")
+    with pytest.raises(InputError, match=r"a sheet \(--sheet\) is for \.xlsx"), open_reader(tmp_path / "x.csv", sheet="x"):
+        pass
 
 
 def test_bad_headers_and_stray_values_name_the_cell(tmp_path):
@@ -233,16 +234,21 @@ def test_cells_far_apart_are_refused_before_the_reader_holds_their_grid(tmp_path
     _one_line(tmp_path / f"{name}.xlsx", "refused", "cells far apart")
 
 
+_EMPTY_ROWS = (b"<row/>", b'<row r="%d"/>', b"<row></row>", b'<row r="%d"></row>', b'<row r="%d" s="1" ht="15"/>')
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.integers(1, 300), st.integers(1, 60), st.booleans(), st.booleans()), min_size=1,
-                max_size=30))
-def test_the_grid_bound_is_never_below_the_grid_the_reader_makes(tmp_path, cells):
-    """Cells at random places, with or without references, rows with or without numbers:
-    the bound (``sheet_grid.Grid``) holds at least the reader's grid."""
+                max_size=30),
+       st.lists(st.tuples(st.integers(0, 30), st.sampled_from(_EMPTY_ROWS), st.integers(1, 400)), max_size=12))
+def test_the_grid_bound_is_never_below_the_grid_the_reader_makes(tmp_path, cells, empties):
+    """Cells at random places, with or without references, rows with or without numbers,
+    empty rows (with or without numbers, self-closing or not) among them: the bound
+    (``sheet_grid.Grid``) holds at least the reader's grid."""
     import fastexcel
 
-    from coscore.io.sheet_grid import Grid
-    from coscore.io.workbook_guard import _Scanner, check_workbook
+    from coscore.io.excel.sheet_grid import Grid
+    from coscore.io.excel.workbook_guard import _Scanner, check_workbook
 
     by_row: dict[int, list] = {}
     for row, column, cell_ref, _ in sorted(cells):
@@ -253,6 +259,8 @@ def test_the_grid_bound_is_never_below_the_grid_the_reader_makes(tmp_path, cells
         body = b"".join((b'<c r="%s%d"><v>1</v></c>' % (_letters(c).encode(), row) if ref else b"<c><v>1</v></c>")
                         for c, ref in sorted(set(row_cells)))
         xml.append((b'<row r="%d">' % row if numbered[row] else b"<row>") + body + b"</row>")
+    for at, empty, number in sorted(empties, reverse=True):
+        xml.insert(min(at, len(xml)), empty.replace(b"%d", b"%d" % number))
     _hostile(tmp_path / "g.xlsx", _rows(*xml))
     seen: list[Grid] = []
     check = _Scanner.check_grid
@@ -266,8 +274,49 @@ def test_the_grid_bound_is_never_below_the_grid_the_reader_makes(tmp_path, cells
     assert seen[0].size() >= grid
 
 
+@pytest.mark.parametrize("empty", [b"<row/>", b'<row r="%d" spans="1:200" s="1" customFormat="1" ht="15"/>'])
+@pytest.mark.parametrize("layout", [("gap", "header", "data", "data"), ("header", "data", "gap", "data"),
+                                    ("header", "data", "data", "gap")])
+def test_empty_rows_cost_nothing_and_are_never_a_long_cell(tmp_path, empty, layout):
+    """Issue 37: 120,000 empty rows (exporters write them for styled rows) were refused as
+    'a cell holds more than 32,767 characters' (the XML after a cell was measured with it),
+    and 200 columns over them as cells far apart (rows without a cell counted in the grid).
+    Before or among the data rows they are rows of the reader's grid: 20 columns there."""
+    parts, lines, n = [], [], 1
+    width = 200 if layout[-1] == "gap" else 20
+    for item in layout:
+        if item == "gap":
+            parts.append(b"".join(empty.replace(b"%d", b"%d" % (n + i)) for i in range(120000)))
+            n += 120000
+            continue
+        if item == "header":
+            parts.append(b'<row r="%d">' % n + b"".join(b'<c r="%s%d" t="inlineStr"><is><t>c%d</t></is></c>'
+                                                      % (_letters(i).encode(), n, i) for i in range(1, width + 1)) + b"</row>")
+        else:
+            parts.append(b'<row r="%d"><c r="A%d"><v>%d</v></c><c r="B%d" t="inlineStr"><is><t>answer %d</t>'
+                         b"</is></c></row>" % (n, n, n, n, n))
+            lines.append(n)
+        n += 1
+    _hostile(tmp_path / "rows.xlsx", _rows(*parts))
+    columns, values, read = _read(tmp_path / "rows.xlsx")
+    assert len(columns) == width and read == lines
+    assert values["c2"] == [f"answer {line}" for line in lines]
+
+
+def test_a_long_cell_before_empty_rows_is_still_measured(tmp_path):
+    """The cell before a run of empty rows is measured to its own end, even when an
+    attribute's value looks like the end of a tag."""
+    text = b"x" * 40000
+    cell = b'<c r="B2" x="/>" t="inlineStr"><is><t>' + text + b"</t></is></c>"
+    _hostile(tmp_path / "long.xlsx", _rows(b'<row r="1"><c r="A1" t="inlineStr"><is><t>id</t></is></c>'
+                                           b'<c r="B1" t="inlineStr"><is><t>answer</t></is></c></row>',
+                                           b'<row r="2">' + cell + b"</row>",
+                                           b"".join(b'<row r="%d" s="1"/>' % n for n in range(3, 200003))))
+    _one_line(tmp_path / "long.xlsx", "row 2, column 'B'", "more than 32,767 characters")
+
+
 def _letters(column: int) -> str:
-    from coscore.io.xlsx import column_letter
+    from coscore.io.excel.xlsx import column_letter
 
     return column_letter(column - 1)
 
@@ -277,7 +326,7 @@ def test_the_reader_gets_the_checked_parts_as_they_lie_in_the_file(tmp_path):
     the opener runs while the sheet is checked, and a refused sheet is refused whatever it did."""
     import io
 
-    from coscore.io.workbook_guard import check_workbook, copy_parts
+    from coscore.io.excel.workbook_guard import check_workbook, copy_parts
 
     path = tmp_path / "parts.zip"
     with zipfile.ZipFile(path, "w") as book:
@@ -309,9 +358,9 @@ def test_the_reader_gets_the_checked_parts_as_they_lie_in_the_file(tmp_path):
 
 
 @pytest.mark.parametrize("flate", ["isal", "zlib"])
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**32 - 1), size=st.sampled_from([0, 1, 3, 65535, 65536, 65537]),
-       blocks=st.integers(0, 3), level=st.sampled_from([0, 1, 9]), method=st.sampled_from(["deflated", "stored"]))
+       blocks=st.integers(0, 2), level=st.sampled_from([0, 1, 9]), method=st.sampled_from(["deflated", "stored"]))
 def test_parts_inflate_as_zipfile_reads_them_in_whole_blocks(monkeypatch, flate, seed, size, blocks, level, method):
     """The guard's own inflation (ISA-L or zlib) gives zipfile's bytes, in blocks of
     ``BLOCK`` bytes but the last: compressible and incompressible parts around the sizes
@@ -320,7 +369,7 @@ def test_parts_inflate_as_zipfile_reads_them_in_whole_blocks(monkeypatch, flate,
     import random
     import zlib
 
-    from coscore.io import workbook_guard as guard
+    from coscore.io.excel import workbook_guard as guard
 
     if flate == "zlib":
         monkeypatch.setattr(guard, "_zlib", lambda: zlib)
@@ -370,7 +419,7 @@ def test_parts_that_lie_about_their_size_or_crc_are_refused(tmp_path):
 
 
 def test_output_without_isal_is_deflated_by_zlib(tmp_path, monkeypatch):
-    import coscore.io.xlsx_write as xlsx_write
+    import coscore.io.excel.xlsx_write as xlsx_write
 
     monkeypatch.setattr(xlsx_write, "_fast_deflater", lambda: None)
     _write(tmp_path / "zlib.xlsx", {"a": ["中文", "x" * 5000, None], "b": ["1", "2", "3"]})

@@ -1,4 +1,4 @@
-"""The README's format examples for ``coscore score`` run as written (in a scratch
+"""docs/commands.md's format examples for ``coscore score`` run as written (in a scratch
 folder holding the demo files), and write what they say."""
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from coscore.cli import main
 from coscore.io import open_reader
 
 ROOT = Path(__file__).parent.parent
-BLOCK = re.search(r"<!-- formats -->\n```sh\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S)
+BLOCK = re.search(r"<!-- formats -->\n```sh\n(.*?)```", (ROOT / "docs" / "commands.md").read_text(encoding="utf-8"), re.S)
 
 
 def test_readme_format_examples_run(tmp_path, monkeypatch, capsys):
-    assert BLOCK, "the README's formats block is missing"
+    assert BLOCK, "docs/commands.md's formats block is missing"
     shutil.copytree(ROOT / "coscore" / "data" / "demo", tmp_path / "coscore" / "data" / "demo")
     monkeypatch.chdir(tmp_path)
     variables: dict[str, str] = {}

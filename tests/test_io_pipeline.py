@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 
 import coscore
 from coscore import cli
+from coscore.engine import chunk as chunk_scoring
 from coscore.io import open_reader
 from coscore.io.cells import cell_text, float_texts, text_column
-from coscore.engine import chunk as chunk_scoring
 from coscore.pipeline import stream
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,7 +117,7 @@ def test_a_quote_left_open_in_the_last_chunk_stops_the_run(tmp_path, capsys):
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_a_write_error_mid_file_stops_the_run(tmp_path, capsys, monkeypatch, fmt):
-    from coscore.io.delimited import DelimitedWriter
+    from coscore.io.delimited.delimited import DelimitedWriter
     from coscore.io.parquet import ParquetWriter
 
     writer = DelimitedWriter if fmt == "csv" else ParquetWriter
@@ -137,7 +137,7 @@ def test_a_write_error_mid_file_stops_the_run(tmp_path, capsys, monkeypatch, fmt
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_a_read_error_mid_file_stops_the_run(tmp_path, capsys, monkeypatch, fmt):
-    from coscore.io.columnar_csv import ColumnarDelimitedReader
+    from coscore.io.delimited.columnar_csv import ColumnarDelimitedReader
     from coscore.io.parquet import ParquetReader
 
     reader = ColumnarDelimitedReader if fmt == "csv" else ParquetReader

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import coscore
 from conftest import DEMO, assert_batch_matches_score, load_cases
+from support import examples
 
 EM = {"atoms": {"0": {"type": "EM", "desc": "a"}}, "combos": {"A": {"combo": "G(0, T(0))", "score": 5, "mode": "logic"}},
       "comboMode": "ADD"}
@@ -227,7 +228,7 @@ def _batches(draw):
     return [answers[i] for i in order]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(name=st.sampled_from(sorted(RULES)), batch=_batches(), chunk_size=st.sampled_from([None, None, 1, 3, 8]),
        jobs=st.sampled_from([1, 1, 2]))
 def test_score_many_equals_score_answer_by_answer_with_malformed_answers(name, batch, chunk_size, jobs):

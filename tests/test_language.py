@@ -8,10 +8,10 @@ import time
 import pytest
 
 import coscore
+from conftest import assert_batch_matches_score
 from coscore.expr.evaluate import Answer, compile_tree
 from coscore.expr.parse import parse
 from coscore.expr.tokens import ExprSyntaxError
-from conftest import assert_batch_matches_score
 
 ATOMS = {"0": {"type": "EM", "desc": "a"}}
 
@@ -82,7 +82,8 @@ def test_layout_errors_name_the_place():
 
 # -- full-width names and keywords ---------------------------------------------------------
 
-@pytest.mark.parametrize("combo", ["ｎｏｔ G(0, T(0))", "Ｔｒｕｅ", "1 ａｎｄ 2", "1 ｏｒ 2", "1 ｉｆ 1 ｅｌｓｅ 2", "Ｆａｌｓｅ", "ｌａｍｂｄａ: 1"])
+@pytest.mark.parametrize("combo", ["ｎｏｔ G(0, T(0))", "Ｔｒｕｅ", "1 ａｎｄ 2", "1 ｏｒ 2", "1 ｉｆ 1 ｅｌｓｅ 2", "Ｆａｌｓｅ",
+                                   "ｌａｍｂｄａ: 1"])
 def test_full_width_keywords_are_not_keywords(combo):
     with pytest.raises(coscore.RuleError) as raised:
         _rule(combo)

@@ -13,6 +13,7 @@ from coscore import atoms as atoms_module
 from coscore.diagnostics import MESSAGE_LIMIT
 from coscore.limits import DEFAULT_LIMITS, BudgetExceeded, Limits
 from coscore.reading import read
+from support import examples
 
 
 def rule(atoms: dict, *combos: str, mode: str = "value") -> dict:
@@ -260,7 +261,7 @@ _RULE = st.fixed_dictionaries({
 }, optional={"dialect": st.sampled_from(["coscore", "manual", "x"]) | _JSON})
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(source=_RULE | _JSON | st.text(max_size=40), as_text=st.booleans())
 def test_fuzzed_rules_compile_or_raise_rule_error(source, as_text):
     if as_text and not isinstance(source, str):
@@ -314,7 +315,8 @@ def test_score_command_takes_the_answer_budgets(tmp_path, capsys):
 
 def test_the_service_compiles_with_its_limits():
     pytest.importorskip("starlette")
-    from coscore.server import Service, add_arguments
+    from coscore.cli.serve import add_arguments
+    from coscore.server import Service
 
     service = Service(limits=Limits(max_built_chars=4))
     body = json.dumps({"rule": rule({}, "T(0) + T(0) == 'x'", mode="logic"), "answer": ["abc"]}).encode()

@@ -372,10 +372,10 @@ def test_the_workbench_counts_missing_marks_and_refuses_wrong_ones(tmp_path):
     import sqlite3
 
     from starlette.testclient import TestClient
-    from test_workbench_api import asked, scored
-    from webapp_support import APP_DIR, copy_database
 
     from coscore.webapp import create_app
+    from test_workbench_api import asked, scored
+    from webapp_support import APP_DIR, copy_database
 
     db = copy_database(tmp_path)
     rows = _demo()
@@ -402,8 +402,8 @@ def test_the_workbench_counts_missing_marks_and_refuses_wrong_ones(tmp_path):
             in data["error"]
         data = scored(client, {"dataset": "test 2", "rule": rule})
         assert data["left_out"] == {"rows": 0, "values": {}}
-    page = (ROOT / "coscore" / "webapp" / "workbench" / "static" / "workbench.js").read_text(encoding="utf-8")
-    words = (ROOT / "coscore" / "webapp" / "workbench" / "static" / "words.js").read_text(encoding="utf-8")
+    page = (ROOT / "coscore" / "workbench" / "static" / "workbench.js").read_text(encoding="utf-8")
+    words = (ROOT / "coscore" / "workbench" / "static" / "words.js").read_text(encoding="utf-8")
     assert "leftOut(reply.data.left_out)" in page and words.count("'data.leftout'") == 2
 
 

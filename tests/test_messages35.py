@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import assert_batch_matches_score
 
 import coscore
+from conftest import assert_batch_matches_score
 from coscore import cli
 from coscore.compat import Rule as CompatRule
 from coscore.expr import types as expr_types
@@ -43,7 +43,7 @@ def _rule(*combos: str, mode: str = "logic", atoms: dict | None = None) -> dict:
 @pytest.fixture
 def data_files(tmp_path: Path) -> dict[str, Path]:
     """The same answers as every kind of data file, and a good rule."""
-    pa = pytest.importorskip("pyarrow")
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     files = {"rule": tmp_path / "rule.json"}

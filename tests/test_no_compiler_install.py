@@ -21,6 +21,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
 from project_copy import copy_project
 
 WARNING = "built without its compiled kernels"

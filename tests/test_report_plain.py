@@ -20,6 +20,7 @@ from coscore.cli import main
 from coscore.report import agreement, consistency, group_stats, render_html, render_text
 from coscore.report.format import pad, text_table, width
 from coscore.report.summary import agreement_summary, consistency_summary, groups_summary
+from support import coscore_env
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "coscore" / "data" / "demo"
@@ -56,7 +57,7 @@ def _report(capsys, *argv: str) -> str:
 # -- item 6: Chinese in every figure -------------------------------------------------------
 
 matplotlib = pytest.importorskip("matplotlib")
-from coscore.report import plots  # needs matplotlib
+from coscore.report import plots  # noqa: E402 - needs matplotlib, skipped above without it
 
 
 def _cjk_files() -> list[str]:
@@ -158,8 +159,7 @@ def test_the_hint_is_said_once_per_run_of_the_command(tmp_path):
               f" '20', '--html', {str(tmp_path / 'c.html')!r}])\nsys.exit(code)\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, encoding="utf-8",
                           cwd=tmp_path, timeout=300, check=False,
-                          env={**os.environ, "PYTHONWARNINGS": "always",
-                               "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))})
+                          env=coscore_env(PYTHONWARNINGS="always"))
     assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines() == [plots.CJK_HINT]
 

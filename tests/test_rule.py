@@ -17,7 +17,7 @@ def test_compile_takes_a_dict_json_text_bytes_or_a_path():
     rules = [coscore.compile(path), coscore.compile(json.loads(path.read_text("utf-8"))),
              coscore.compile(path.read_text("utf-8")), coscore.compile(path.read_bytes())]
     assert len({r.score(["前进障碍变换车道停止"]).score for r in rules}) == 1
-    with pytest.raises(coscore.RuleError, match="pass a pathlib.Path"):
+    with pytest.raises(coscore.RuleError, match=r"pass a pathlib\.Path"):
         coscore.compile(str(path))
     with pytest.raises(coscore.RuleError, match="cannot read"):
         coscore.compile(Path("no/such/rule.json"))

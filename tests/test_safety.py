@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import coscore
 from conftest import assert_batch_matches_score
+from support import examples
 
 
 def _rule(combo: str, atoms: dict | None = None) -> dict:
@@ -121,7 +122,7 @@ def test_string_joins_are_bounded_per_answer():
     assert rule.score_many([[big], ["a"]]).errors == [outcome.error, None]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.text(max_size=200))
 def test_random_text_never_raises_anything_but_rule_error(text):
     try:
@@ -137,7 +138,7 @@ _PIECES = st.sampled_from(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(_PIECES, max_size=25).map("".join))
 def test_random_token_soup_compiles_or_is_refused_and_scores_without_crashing(text):
     try:

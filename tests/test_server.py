@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 import random
 import socket
 import statistics
@@ -20,13 +19,15 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
 from coscore.compat import Rule  # noqa: E402
+from support import coscore_env, wait_until  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).parent / "data"
 FILES = ("generated.jsonl", "coscore-real.jsonl", "manual-examples.jsonl", "deviations.jsonl")
 MAX_BODY = 64 * 1024
 
-CASES = [json.loads(line) for name in FILES for line in open(DATA / name, encoding="utf-8") if line.strip()]
+CASES = [json.loads(line) for name in FILES for line in (DATA / name).read_text(encoding="utf-8").splitlines()
+         if line.strip()]
 
 SM_RULE = {
     "atoms": {"0": {"type": "SM", "desc": "爱,祖国|国家"}},
@@ -55,8 +56,7 @@ def _free_port() -> int:
 
 def _serve(*flags: str):
     """``coscore serve FLAGS`` in a subprocess on a free loopback port: yields its URL."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env = coscore_env()
     for _attempt in range(3):
         port = _free_port()
         proc = subprocess.Popen(
@@ -235,13 +235,19 @@ def test_explain(client):
 @pytest.mark.parametrize(
     "content",
     [b"{bad json", b"", b"   ", b"[1, 2]", b'"rule"', b'{"nothing": 1}', b"\xff\xfe{}",
-     b'{"rule": NaN, "answers": [], "answer": []}', b"[" * 50000],
-    ids=["bad-json", "empty", "blank", "array", "string", "no-keys", "not-utf8", "nan", "deep"],
+     b'{"rule": NaN, "answers": [], "answer": []}'],
+    ids=["bad-json", "empty", "blank", "array", "string", "no-keys", "not-utf8", "nan"],
 )
 def test_malformed_requests_are_400(client, path, content):
     r = client.post(path, content=content, headers={"content-type": "application/json"})
     assert r.status_code == 400, (path, content[:20], r.text)
     assert r.json()["error"]
+
+
+@pytest.mark.parametrize("path", ["/api/testRule", "/v1/score", "/v1/check", "/v1/explain"])
+def test_json_nested_too_deep_is_refused_naming_its_budget(client, path):
+    r = client.post(path, content=b"[" * 50000, headers={"content-type": "application/json"})
+    assert r.status_code == 422 and r.json()["budget"] == "json_depth" and r.json()["limit"] == 64, r.text
 
 
 def test_wrong_shapes_are_400(client):
@@ -443,7 +449,8 @@ def test_a_freezing_request_is_stopped_while_healthz_answers(budget_url):
 
         thread = threading.Thread(target=freeze)
         thread.start()
-        time.sleep(0.3)
+        wait_until(lambda: c.get("/healthz").json()["workers"]["busy"] or not thread.is_alive(), 30,
+                   "the request to take a worker")
         slowest = 0.0
         while thread.is_alive():
             start = time.monotonic()
@@ -495,7 +502,7 @@ def test_a_slow_drip_body_is_timed_out(budget_url):
                 s.settimeout(0.01)
                 try:
                     data += s.recv(4096)
-                except socket.timeout:
+                except TimeoutError:
                     pass
         except OSError:  # the server closed the connection after answering
             pass
@@ -570,7 +577,8 @@ def test_create_app_options():
 def test_serve_arguments():
     import argparse
 
-    from coscore.server import add_arguments, parse_size
+    from coscore.cli.serve import add_arguments
+    from coscore.server import parse_size
 
     parser = argparse.ArgumentParser()
     add_arguments(parser)
@@ -589,3 +597,15 @@ def test_serve_arguments():
     with pytest.raises(SystemExit):
         parser.parse_args(["--port", "70000"])
     assert Rule  # the compat module loads alongside the server
+
+
+def test_readyz_and_the_first_request_after_start_waits_for_the_workers():
+    """Issue 37: the first request after a start got 503 while the worker pool warmed up
+    (a 1 s wait for a worker is shorter than the workers take to start)."""
+    for url in _serve("--workers", "1", "--timeout", "1"):
+        with httpx.Client(base_url=url, timeout=60) as c:
+            first = c.post("/v1/check", json={"rule": SM_RULE})  # at once, as /healthz first answers
+            assert first.status_code == 200, first.text
+            ready = c.get("/readyz")
+            assert ready.status_code == 200 and ready.json() == {"status": "ready", "workers": {"ready": 1, "size": 1}}
+            assert c.get("/healthz").json()["status"] == "ok"

@@ -7,13 +7,13 @@ import json
 import math
 
 import numpy as np
-from test_cli import DEMO, run, text
 
 import coscore
 from coscore.labelled import read_table
 from coscore.suggest import suggest
 from coscore.suggest.misses import closest, common_text
 from coscore.suggest.phrases import covered, ngrams, segments, split, z_score
+from test_cli import DEMO, run, text
 
 LANE = DEMO / "lane-change.rule.json"
 LANE_DATA = DEMO / "lane-change.csv"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from coscore.cli import main
 from conftest import read_columns
+from coscore.cli import main
 
 RULE = {"atoms": {"0": {"type": "SM", "desc": "阻尼器"}, "1": {"type": "SM", "desc": "大楼,模型"}},
         "combos": {"A": {"combo": "M(0,T(0))", "score": 4, "mode": "value"},

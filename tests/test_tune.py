@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_cli import DEMO, TASKS, run, text
 
 import coscore
 from coscore.expr.types import check_rule
@@ -16,6 +15,7 @@ from coscore.labelled import read_table
 from coscore.tune import Change, State, tune
 from coscore.tune.space import Space
 from coscore.tune.tuning import Tuning
+from test_cli import DEMO, TASKS, run, text
 
 
 def _demo(task: str) -> tuple[Path, list, np.ndarray]:
@@ -173,7 +173,7 @@ def test_other_metrics(tmp_path):
 
 
 def test_the_readme_section_runs_and_prints_what_it_shows(tmp_path):
-    """The README's tune section: every command runs (exit 0) in a scratch folder, and
+    """docs/tune-and-suggest.md's tune section: every command runs (exit 0) in a scratch folder, and
     every line its console blocks show (but '…') is a line some command printed."""
     import re
     import shlex
@@ -181,7 +181,7 @@ def test_the_readme_section_runs_and_prints_what_it_shows(tmp_path):
 
     from test_cli import ROOT
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "tune-and-suggest.md").read_text(encoding="utf-8")
     section = readme[readme.index("<!-- section: tune -->"):readme.index("<!-- end: tune -->")]
     block = re.search(r"<!-- tuning -->\n```sh\n(.*?)```", section, re.S).group(1).replace("\\\n", " ")
     shutil.copytree(ROOT / "coscore" / "data" / "demo", tmp_path / "coscore" / "data" / "demo")

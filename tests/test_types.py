@@ -10,6 +10,7 @@ import pytest
 import coscore
 from conftest import load_cases
 from coscore.expr.types import check_rule
+from support import examples
 
 
 def rule(*combos: tuple[str, float, str], mode: str = "ADD", atoms: dict | None = None) -> coscore.Rule:
@@ -267,14 +268,14 @@ RANDOM_ATOMS = {"0": {"type": "EM", "desc": "a,ab"}, "1": {"type": "SM", "desc":
 ANSWERS = st.lists(st.text(alphabet="abcde", max_size=4), min_size=2, max_size=2)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(combos=st.lists(st.tuples(EXPRESSIONS, st.sampled_from([-2, 1, 3, 12]), st.sampled_from(["logic", "value"])),
                        min_size=1, max_size=3),
        mode=st.sampled_from(["ADD", "MAX"]), answers=st.lists(ANSWERS, min_size=30, max_size=30))
 def test_random_rules_never_contradict_the_checker(combos, mode, answers):
     r = rule(*combos, mode=mode, atoms=RANDOM_ATOMS)
     report = check_rule(r, 2)
-    batch = r.score_many(answers + [["a", "ab"], ["", ""], ["abc", "c"], ["e", "d"]])
+    batch = r.score_many([*answers, ["a", "ab"], ["", ""], ["abc", "c"], ["e", "d"]])
     for i in range(len(batch.scores)):
         outcome = batch[i]
         if report.always_fails:

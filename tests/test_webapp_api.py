@@ -12,10 +12,10 @@ import pytest
 pytest.importorskip("httpx")
 pytest.importorskip("starlette")
 
-from starlette.testclient import TestClient  # noqa: E402
+from starlette.testclient import TestClient
 
-from coscore.webapp import create_app  # noqa: E402
-from webapp_support import APP_DIR, DATABASE, LiveApp, copy_database, require_app  # noqa: E402
+from coscore.webapp import create_app
+from webapp_support import APP_DIR, DATABASE, LiveApp, copy_database, require_app, wait_for_task
 
 TIME = r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$"
 DATA_KEYS = ["name", "desc", "type", "data", "count", "created"]
@@ -27,27 +27,6 @@ DIVIDE_RULE = {"atoms": {"0": {"type": "SM", "desc": "爱"}},
                "combos": {"A": {"combo": "G(0, T(0))", "score": 2, "mode": "logic"},
                           "B": {"combo": "1 / L(0)", "score": 1, "mode": "value"}},
                "comboMode": "ADD"}
-
-
-@pytest.fixture()
-def db(tmp_path: Path) -> Path:
-    return copy_database(tmp_path)
-
-
-@pytest.fixture()
-def client(db: Path):
-    with TestClient(create_app(APP_DIR, db)) as client:
-        yield client
-
-
-def wait_for(client, name: str, timeout: float = 60) -> dict:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        task = next(t for t in client.get("/api/getTasks").json() if t["task_name"] == name)
-        if task["status"] != "running":
-            return task
-        time.sleep(0.05)
-    raise AssertionError(f"task {name!r} still running after {timeout} s")
 
 
 def stored(path: Path, sql: str) -> list[tuple]:
@@ -151,7 +130,7 @@ def test_tasks_are_the_stored_rows(client, db):
 def test_create_task_completes_in_the_background(client):
     body = {"data_name": "test 2", "rule_name": "test 2", "task_name": "again"}
     assert client.post("/api/createTask", json=body).json() == {"message": "Task created successfully"}
-    task = wait_for(client, "again")
+    task = wait_for_task(client, "again")
     original = next(t for t in client.get("/api/getTasks").json() if t["task_name"] == "test 2")
     assert task["status"] == "completed" and task["result"] == original["result"]
     assert __import__("re").match(TIME, task["executed"])
@@ -167,7 +146,7 @@ def test_rerunning_the_stored_tasks_gives_the_stored_results(tmp_path):
     with sqlite3.connect(db) as connection:
         connection.execute("UPDATE tasks SET status = 'running', result = NULL")
     with TestClient(create_app(APP_DIR, db)) as client:  # running tasks are finished at start
-        after = {t["task_name"]: wait_for(client, t["task_name"]) for t in client.get("/api/getTasks").json()}
+        after = {t["task_name"]: wait_for_task(client, t["task_name"]) for t in client.get("/api/getTasks").json()}
     completed = [(name, result) for name, status, result in before if status == "completed"]
     assert len(completed) == 4
     for name, result in completed:
@@ -183,7 +162,7 @@ def test_a_failed_task_says_which_answer_failed(client):
     client.post("/api/createData", json={"name": "three", "desc": "", "type": "unlabeled",
                                          "data": "text\n我爱你\nabc\n你好", "ulength": 3})
     client.post("/api/createTask", json={"data_name": "three", "rule_name": "divide", "task_name": "t"})
-    task = wait_for(client, "t")
+    task = wait_for_task(client, "t")
     assert task["status"] == "failed"
     assert task["result"] == "answer 2 (line 3 of the data, 'abc') cannot be scored: combos.B: division by zero"
 
@@ -196,7 +175,7 @@ def test_answers_are_split_as_the_original_splits_them(client):
     client.post("/api/createData", json={"name": "dash", "desc": "", "type": "labeled",
                                          "data": "text,score\na-b,1\nb-a-c,2\nb-b,3\nignored", "ulength": 3})
     client.post("/api/createTask", json={"data_name": "dash", "rule_name": "blanks", "task_name": "split"})
-    task = wait_for(client, "split")
+    task = wait_for_task(client, "split")
     assert task["result"] == ('{"scores": [3.0, 1.5, 4.5], "logs": [{"A": 3, "B": 0.0}, {"A": 0, "B": 1.5}, '
                               '{"A": 3, "B": 1.5}]}')
 
@@ -322,7 +301,7 @@ def test_a_stored_rule_that_does_not_compile_never_reaches_a_task(tmp_path):
     with TestClient(create_app(APP_DIR, db)) as client:
         response = client.post("/api/createTask", json={"data_name": "test 1", "rule_name": "old", "task_name": "n"})
         assert response.status_code == 422 and response.json()["diagnostics"][0]["path"] == "combos.A.combo"
-        task = wait_for(client, "left running")
+        task = wait_for_task(client, "left running")
     assert task["status"] == "failed"
     assert task["result"].startswith("the rule 'old' does not compile: combos.A.combo, column ")
 

@@ -8,7 +8,6 @@ in the browser console. Skips when Chromium or chromedriver is missing.
 from __future__ import annotations
 
 import json
-import time
 import urllib.parse
 from pathlib import Path
 
@@ -18,9 +17,9 @@ from browser_support import needs_browser, shown_text, start_chromium, wait
 from webapp_support import LiveApp, copy_database
 
 pytest.importorskip("selenium.webdriver")
-from selenium.common.exceptions import NoAlertPresentException  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import Select  # noqa: E402
+from selenium.common.exceptions import NoAlertPresentException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
 ROOT = Path(__file__).resolve().parents[1]
 LANE_RULE = json.dumps(json.loads((ROOT / "coscore" / "data" / "demo" / "lane-change.rule.json").read_text(
@@ -149,7 +148,7 @@ def test_the_original_frontend_works_end_to_end(browser, app, tmp_path):
     assert browser.find_element(By.ID, "resultsTable").is_displayed()
     wait(browser, lambda d: d.find_element(By.ID, "downloadCSV").get_attribute("href").startswith("data:"))
     for figure in ("fig-left", "fig-right"):  # the histogram and the heat map are drawn
-        wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"#{figure} canvas"))
+        wait(browser, lambda d, figure=figure: d.find_elements(By.CSS_SELECTOR, f"#{figure} canvas"))
         assert browser.find_element(By.CSS_SELECTOR, f"#{figure} canvas").size["width"] > 0
     stats = [float(shown_text(browser, key)) for key in ("myAvg", "myMax", "myMin")]
     assert stats[2] <= stats[0] <= stats[1] and stats[1] > 0
@@ -169,9 +168,8 @@ def test_the_original_frontend_works_end_to_end(browser, app, tmp_path):
     wait(browser, lambda d: "browser task" in shown_text(d, "myTasks"))
     wait(browser, lambda d: _click_row(d, "#myTasks tr", "browser task", "button.is-danger"))
     _accept_alert(browser)
-    time.sleep(0.5)
-    wait(browser, lambda d: d.execute_script("return document.readyState") == "complete")
-    wait(browser, lambda d: "test 1" in shown_text(d, "myTasks"))
-    assert "browser task" not in shown_text(browser, "myTasks")
+    # the page lists the tasks again, the deleted one gone
+    wait(browser, lambda d: d.execute_script("return document.readyState") == "complete"
+         and "test 1" in (listed := shown_text(d, "myTasks")) and "browser task" not in listed)
     errors += _errors(browser)
     assert errors == []

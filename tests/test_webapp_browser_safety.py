@@ -43,7 +43,7 @@ def test_html_in_names_and_descriptions_never_runs(tmp_path):
             assert [r.status_code for r in kept] == [200] * 3
         for page, shown in (("data", SCRIPT), ("rules", SCRIPT[:20] + "..."), ("tasks", "plain")):
             driver.get(f"{app.url}/{page}")
-            wait(driver, lambda d: shown in d.find_element(By.TAG_NAME, "body").text, timeout=30)
+            wait(driver, lambda d, shown=shown: shown in d.find_element(By.TAG_NAME, "body").text, timeout=30)
             assert driver.execute_script("return window.pwned") is None, page
     finally:
         driver.quit()

@@ -13,10 +13,11 @@ import pytest
 pytest.importorskip("httpx")
 pytest.importorskip("starlette")
 
-from starlette.testclient import TestClient  # noqa: E402
+from starlette.testclient import TestClient
 
-from coscore.webapp import create_app  # noqa: E402
-from webapp_support import APP_DIR, LiveApp, copy_database  # noqa: E402
+from coscore.webapp import create_app
+from support import wait_until
+from webapp_support import APP_DIR, LiveApp, copy_database, wait_for_task
 
 SLOW_RULE = json.dumps({"atoms": {"0": {"type": "SM", "desc": ",".join(["~a"] * 20000)}},
                         "combos": {"A": {"combo": "G(0, T(0))", "score": 1, "mode": "logic"}}, "comboMode": "ADD"})
@@ -35,17 +36,9 @@ def _task(client, name: str) -> dict:
     return next(t for t in client.get("/api/getTasks").json() if t["task_name"] == name)
 
 
-def _wait(client, name: str, timeout: float = 60) -> dict:
-    deadline = time.monotonic() + timeout
-    while (task := _task(client, name))["status"] == "running":
-        assert time.monotonic() < deadline, f"{name} still running"
-        time.sleep(0.05)
-    return task
-
-
 @pytest.fixture()
 def client(tmp_path: Path):
-    with TestClient(create_app(APP_DIR, copy_database(tmp_path), timeout=5)) as client:
+    with TestClient(create_app(APP_DIR, copy_database(tmp_path), workers=1, timeout=5)) as client:
         yield client
 
 
@@ -82,16 +75,11 @@ def test_deleting_a_running_task_stops_it(client):
     assert client.post("/api/createTask", json={"data_name": "slow", "rule_name": "slow",
                                                 "task_name": "long"}).status_code == 200
     pool = client.app.state.pool
-    deadline = time.monotonic() + 30
-    while pool.busy == 0:
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    wait_until(lambda: pool.busy, 30, "the task to run")
     restarts = pool.restarts
     assert client.post("/api/deleteTask", json={"task_name": "long"}).status_code == 200
-    deadline = time.monotonic() + 10
-    while pool.busy or pool.restarts == restarts:  # its worker was stopped, nothing else runs
-        assert time.monotonic() < deadline, (pool.busy, pool.restarts)
-        time.sleep(0.05)
+    # its worker was stopped, nothing else runs
+    wait_until(lambda: not pool.busy and pool.restarts != restarts, 10, "the task's worker to be stopped")
     assert all(t["task_name"] != "long" for t in client.get("/api/getTasks").json())
 
 
@@ -103,10 +91,10 @@ def test_a_small_task_is_not_stuck_behind_large_ones(tmp_path):
         client.post("/api/saveRule", json={"name": "quick", "prompt": "", "rule": QUICK_RULE})
         for name in ("big 1", "big 2"):
             client.post("/api/createTask", json={"data_name": "slow", "rule_name": "slow", "task_name": name})
-        time.sleep(1.0)
+        wait_until(lambda: client.app.state.pool.busy, 30, "the large tasks to take the worker")
         start = time.monotonic()
         client.post("/api/createTask", json={"data_name": "small", "rule_name": "quick", "task_name": "small"})
-        task = _wait(client, "small", 30)
+        task = wait_for_task(client, "small", 30)
         assert task["status"] == "completed" and time.monotonic() - start < 10
         assert task["result"] == '{"scores": [2, 0], "logs": [{"A": 2}, {"A": 0}]}'
         assert _task(client, "big 1")["status"] == "running"
@@ -119,7 +107,7 @@ def test_a_task_over_its_time_fails_naming_the_budget(tmp_path):
         _dataset(client, "slow", ["a" * 9999 + str(i % 10) for i in range(40)])
         client.post("/api/saveRule", json={"name": "slow", "prompt": "", "rule": SLOW_RULE})
         client.post("/api/createTask", json={"data_name": "slow", "rule_name": "slow", "task_name": "t"})
-        task = _wait(client, "t", 60)
+        task = wait_for_task(client, "t", 60)
     assert task["status"] == "failed" and "(limit task_time)" in task["result"], task["result"]
 
 
@@ -145,7 +133,7 @@ def test_a_task_does_not_compile_again_the_rule_its_request_compiled(client):
     assert client.post("/api/saveRule", json={"name": "quick", "prompt": "", "rule": QUICK_RULE}).status_code == 200
     assert client.post("/api/createTask", json={"data_name": "few", "rule_name": "quick",
                                                 "task_name": "t"}).status_code == 200
-    assert _wait(client, "t")["status"] == "completed"
+    assert wait_for_task(client, "t")["status"] == "completed"
     caches = [stats["cache"] for stats in client.app.state.pool.info()["stats"] if stats]
     assert sum(c["misses"] for c in caches) == 1 and sum(c["hits"] for c in caches) >= 2, caches
 
@@ -157,5 +145,5 @@ def test_a_new_task_in_the_row_of_a_deleted_one_runs(client):
     for name in ("first", "second", "third"):
         assert client.post("/api/createTask", json={"data_name": "few", "rule_name": "quick",
                                                     "task_name": name}).status_code == 200
-        assert _wait(client, name)["status"] == "completed"
+        assert wait_for_task(client, name)["status"] == "completed"
         assert client.post("/api/deleteTask", json={"task_name": name}).status_code == 200

@@ -10,6 +10,7 @@ import coscore
 from conftest import load_cases
 from coscore.compat import Rule as OriginalRule
 from coscore.webapp.stored_result import AnswerFailed, result_json
+from support import examples
 
 
 def _groups() -> list[tuple[dict, list[list[str]]]]:
@@ -108,7 +109,7 @@ _ANSWERS = [["前进", "1.5"], ["停车", "0"], ["如果有障碍就变道", "x"
             ["若障碍", "3"], ["nan", "1e400"]]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(_expressions(), st.sampled_from([1, 2.5, 0, True, 0.0, 10]),
                           st.sampled_from(["logic", "value"])), min_size=1, max_size=3),
        st.sampled_from(["ADD", "MAX"]))

@@ -15,7 +15,7 @@ from coscore.webapp.tasks import task_answers
 DEMO = Path(__file__).parent.parent / "coscore" / "data" / "demo"
 RULES = [coscore.compile(json.loads(p.read_text(encoding="utf-8"))) for p in sorted(DEMO.glob("*.rule.json"))]
 
-LINE = st.lists(st.sampled_from(list("ab,-\r 车道左转右变 ") + ["🎉", "\u3000", "null"]), max_size=30).map("".join)
+LINE = st.lists(st.sampled_from([*list("ab,-\r 车道左转右变 "), "🎉", "\u3000", "null"]), max_size=30).map("".join)
 
 
 @settings(max_examples=200, deadline=None)

@@ -1,5 +1,6 @@
-"""A stored dataset scored for the workbench's dataset view (coscore/webapp/workbench/analysis.py)
-equals what coscore's public pieces give on the original's reading of its lines."""
+"""A stored dataset of the original app scored for the workbench's dataset view
+(coscore/workbench/analysis.py, read by coscore/webapp/bench.py) equals what coscore's
+public pieces give on the original's reading of its lines."""
 from __future__ import annotations
 
 import math
@@ -11,7 +12,20 @@ from hypothesis import strategies as st
 
 import coscore
 from coscore.report import agreement, disagreement_order
-from coscore.webapp.workbench.analysis import page, score_dataset
+from coscore.webapp.answers import task_answers
+from coscore.webapp.bench import LegacyData
+from coscore.workbench.analysis import analyse
+from coscore.workbench.analysis import page as page_of
+
+
+def score_dataset(rule, data: str, count: int, labelled: bool):
+    return analyse(rule, LegacyData(data, count, labelled).load())
+
+
+def page(scored, data: str, which: str, number: int, size: int) -> dict:
+    lines = data.split("\n")
+    return page_of(scored, lambda rows: list(task_answers("\n".join(["text", *(lines[i + 1] for i in rows)]), len(rows))),
+                   which, number, size)
 
 RULE = coscore.compile({"atoms": {"0": {"type": "SM", "desc": "a,b|前"}, "1": {"type": "OP", "desc": "0.3:ab前"}},
                         "combos": {"A": {"combo": "M(0, T(0)) * 2", "score": 1, "mode": "value"},

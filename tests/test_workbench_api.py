@@ -13,31 +13,17 @@ import pytest
 pytest.importorskip("httpx")
 pytest.importorskip("starlette")
 
-from starlette.testclient import TestClient  # noqa: E402
-
-import coscore  # noqa: E402
-from coscore.expr.types import check_rule  # noqa: E402
-from coscore.report import agreement, disagreement_order  # noqa: E402
-from coscore.webapp import create_app  # noqa: E402
-from coscore.webapp.workbench import scorings  # noqa: E402
-from webapp_support import APP_DIR, copy_database  # noqa: E402
+import coscore
+from coscore.expr.types import check_rule
+from coscore.report import agreement, disagreement_order
+from coscore.workbench import scorings
+from webapp_support import APP_DIR
 
 DEMO = Path(__file__).resolve().parents[1] / "coscore" / "data" / "demo"
 LANE_TEXT = (DEMO / "lane-change.rule.json").read_text(encoding="utf-8")
 LANE = json.loads(LANE_TEXT)
 BROKEN = json.dumps({**LANE, "combos": {**LANE["combos"], "C": {"combo": "T(0) > 3", "score": 1, "mode": "value"}}},
                     indent=2, ensure_ascii=False)
-
-
-@pytest.fixture()
-def db(tmp_path: Path) -> Path:
-    return copy_database(tmp_path)
-
-
-@pytest.fixture()
-def client(db: Path):
-    with TestClient(create_app(APP_DIR, db)) as client:
-        yield client
 
 
 def post(client, name: str, body) -> tuple[int, dict]:
@@ -259,24 +245,24 @@ def test_a_scoring_nobody_asks_about_is_stopped(monkeypatch):
     import asyncio
     from types import SimpleNamespace
 
-    store = SimpleNamespace(read=lambda sql, params=(): [("2025-01-01 00:00:00", "3", "labeled")])
-    kept = scorings.Scorings(store, SimpleNamespace(cancel=lambda group: None))
+    source = SimpleNamespace(key=("d", "2025-01-01 00:00:00", "3", "labeled"), name="d")
+    kept = scorings.Scorings(SimpleNamespace(cancel=lambda group: None))
     monkeypatch.setattr(scorings, "WAIT", 0.01)
     monkeypatch.setattr(scorings, "ABANDONED", 0.1)
     started: list[str] = []
 
-    async def slow(key, name, rule, meta):
+    async def slow(key, source, rule):
         started.append(rule)
         await asyncio.sleep(30)
 
     monkeypatch.setattr(kept, "_score", slow)
 
     async def scenario():
-        assert await kept.get("d", "rule 1") is None  # still scoring
+        assert await kept.get(source, "rule 1") is None  # still scoring
         first = next(iter(kept.running.values()))
-        assert await kept.get("d", "rule 1") is None and len(started) == 1  # asked again: the same one
+        assert await kept.get(source, "rule 1") is None and len(started) == 1  # asked again: the same one
         await asyncio.sleep(0.2)
-        assert await kept.get("d", "rule 2") is None  # the page moved on
+        assert await kept.get(source, "rule 2") is None  # the page moved on
         await asyncio.sleep(0)
         assert first.cancelled() and len(kept.running) == 1 and started == ["rule 1", "rule 2"]
         for task in kept.running.values():

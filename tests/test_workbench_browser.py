@@ -23,11 +23,11 @@ from browser_support import needs_browser, start_chromium, wait
 from webapp_support import LiveApp, copy_database
 
 pytest.importorskip("selenium.webdriver")
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import Select  # noqa: E402
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
-import coscore  # noqa: E402
-from coscore.report import agreement  # noqa: E402
+import coscore
+from coscore.report import agreement
 
 DEMO = Path(__file__).resolve().parents[1] / "coscore" / "data" / "demo"
 LANE = json.loads((DEMO / "lane-change.rule.json").read_text(encoding="utf-8"))

@@ -1,5 +1,5 @@
 """Answers explained for the workbench's tester, the matched characters marked
-(coscore/webapp/workbench/evidence.py): the marks are the evidence ``coscore.explain`` gives."""
+(coscore/workbench/evidence.py): the marks are the evidence ``coscore.explain`` gives."""
 from __future__ import annotations
 
 from collections import Counter
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import coscore
 from coscore.explain import cs_evidence, op_evidence, sm_evidence
-from coscore.webapp.workbench.evidence import call_marks, explanation_json, segments
+from coscore.workbench.evidence import call_marks, explanation_json, segments
 
 
 def hits(text: str, marks) -> list[str]:

@@ -1,4 +1,4 @@
-"""Diagnostics placed in the rule's JSON text (coscore/webapp/workbench/where.py)."""
+"""Diagnostics placed in the rule's JSON text (coscore/workbench/where.py)."""
 from __future__ import annotations
 
 import json
@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import coscore
 from coscore.expr.types import check_rule
-from coscore.webapp.workbench.where import json_error_place, locate
+from coscore.workbench.where import json_error_place, locate
 
 
 def diag(path: str, column: int | None = None) -> SimpleNamespace:
@@ -79,10 +79,10 @@ def strings(value, path=()):
         yield path, value
     elif isinstance(value, dict):
         for key, inner in value.items():
-            yield from strings(inner, path + (key,))
+            yield from strings(inner, (*path, key))
     elif isinstance(value, list):
         for i, inner in enumerate(value):
-            yield from strings(inner, path + (str(i),))
+            yield from strings(inner, (*path, str(i)))
 
 
 @settings(max_examples=300, deadline=None)

@@ -19,9 +19,9 @@ import pytest
 import coscore
 from coscore.cli import main
 from coscore.io import InputError, open_reader, open_writer, scored_metadata
+from coscore.io.excel.xlsx_write import sheet_name
 from coscore.io.scored_record import PROPERTY_CHARS, record_pieces
 from coscore.io.table import Chunk
-from coscore.io.xlsx_write import sheet_name
 from coscore.labelled import file_hash
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from support import coscore_env, wait_until
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("COSCORE_SHARED") or ROOT.parent / "shared")
 COSCORE_APP = SHARED / "coscore-app"
@@ -41,6 +43,16 @@ def copy_database(directory: Path) -> Path:
     return target
 
 
+def wait_for_task(client, name: str, timeout: float = 60) -> dict:
+    """Task ``name`` of the web app behind ``client`` (a TestClient or an httpx client), once
+    it is no longer running; fails the test after ``timeout`` seconds."""
+    def finished() -> dict | None:
+        task = next(t for t in client.get("/api/getTasks").json() if t["task_name"] == name)
+        return task if task["status"] != "running" else None
+
+    return wait_until(finished, timeout, f"task {name!r} to finish")
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -53,7 +65,7 @@ class LiveApp:
     def __init__(self, db: Path, *extra: str):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        env = coscore_env()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "coscore", "app", str(APP_DIR), "--db", str(db), "--port", str(self.port),
              "--log-level", "warning", *extra],

@@ -36,8 +36,8 @@ from ._common import StrColumns, group_hits, tokens
 
 __all__ = [
     "BUILD_NOTE",
-    "BlankColumns",
     "IMPLEMENTATION",
+    "BlankColumns",
     "JaccardScorer",
     "LcsScorer",
     "StrColumns",
@@ -117,8 +117,17 @@ if IMPLEMENTATION == "python" and not os.environ.get("COSCORE_IMPLEMENTATION", "
 
 if TYPE_CHECKING:   # the compiled modules' stubs (lcs.pyi, ...) describe both implementations
     from .arrow import BlankColumns
-    from .batch import (blank_column, check_answers, dedup_answers, dedup_strings, distinct_texts,
-                        joined_column, longest, plain_strings, tune_malloc)
+    from .batch import (
+        blank_column,
+        check_answers,
+        dedup_answers,
+        dedup_strings,
+        distinct_texts,
+        joined_column,
+        longest,
+        plain_strings,
+        tune_malloc,
+    )
     from .jaccard import JaccardScorer, token, token_tables
     from .lcs import LcsScorer
     from .substring import SubstringScanner

@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from typing import Any, Callable, Iterable, Optional, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
 #: one past the largest code point
 MAX_CODE_POINT = 0x110000
 
-_tables: Optional[tuple[dict[int, int], frozenset[int], dict[int, list[int]]]] = None
+_tables: tuple[dict[int, int], frozenset[int], dict[int, list[int]]] | None = None
 _tables_lock = threading.Lock()
 
 
@@ -111,10 +112,10 @@ class StrColumns:
     column's rows are taken (:meth:`_rows`) and deduplicated (``_dedup_texts`` for a list
     of ``str``, ``_dedup_answers`` for a list of tuples: ``(distinct, inverse)``)."""
 
-    _dedup_texts: Callable[[list], tuple[list, np.ndarray]]
-    _dedup_answers: Callable[[list], tuple[list, np.ndarray]]
+    _dedup_texts: Callable[[list[Any]], tuple[list[Any], np.ndarray]]
+    _dedup_answers: Callable[[list[Any]], tuple[list[Any], np.ndarray]]
 
-    def __init__(self, columns: list) -> None:
+    def __init__(self, columns: list[Any]) -> None:
         lengths = {len(column) for column in columns}
         if len(lengths) > 1:
             raise ValueError(f"the blank columns differ in length: {[len(c) for c in columns]}")
@@ -133,7 +134,7 @@ class StrColumns:
         if not 0 <= start <= stop <= self.n_rows:
             raise IndexError(f"rows {start}:{stop} are not within the {self.n_rows} rows")
 
-    def texts(self, key: Any, start: int, stop: int) -> tuple[list[str], np.ndarray, Optional[np.ndarray]]:
+    def texts(self, key: Any, start: int, stop: int) -> tuple[list[str], np.ndarray, np.ndarray | None]:
         """The one text of each row of ``start:stop`` that a rule reads, deduplicated:
         blank ``key`` (an int, negative from the end) or, for ``"*"``, the blanks
         joined. Returns ``(distinct, inverse, missing)``, ``missing`` the rows without
@@ -155,7 +156,7 @@ class StrColumns:
         distinct, inverse = self._dedup_texts(rows)
         return distinct, inverse, None
 
-    def answers(self, start: int, stop: int) -> tuple[list, np.ndarray]:
+    def answers(self, start: int, stop: int) -> tuple[list[Any], np.ndarray]:
         """The distinct answers of rows ``start:stop`` in first-occurrence order and each
         row's position among them."""
         self._range(start, stop)

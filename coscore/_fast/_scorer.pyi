@@ -1,5 +1,6 @@
 """The compiled OP and CS scorers' common base (compiled; twin: _scorer_py)."""
-from typing import Iterable, TypeVar
+from collections.abc import Iterable
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt

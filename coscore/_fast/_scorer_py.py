@@ -4,7 +4,8 @@ exactly and divided once, as the compiled kernels do (see ``cs_frac_max`` in
 ``src/multiset.c``)."""
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 import numpy as np
 

@@ -5,7 +5,8 @@ The compiled kernels accept the same inputs and raise the same errors: a text is
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 
 def text(s: Any) -> str:

@@ -13,38 +13,23 @@ rows, in first-occurrence order, and each row's position among them. A null cell
 empty blank ``""``. The arrays are kept alive by the object (and by the ``Texts`` it
 returns); they must not change.
 
-Deduplication hashes each text's bytes (a per-process random seed) into an
-open-addressing table and compares the bytes of equal hashes, so two rows share a text
-exactly when their UTF-8 bytes are equal, which is exactly when their ``str`` are.
-UTF-8 is read by src/utf8.c, as Python's strict decoder reads it (invalid bytes raise
-that decoder's ``UnicodeDecodeError``).
+The rows' bytes are deduplicated by :mod:`coscore._fast.byte_dedup` (a dictionary's rows
+first on their codes), so two rows share a text exactly when their UTF-8 bytes are
+equal, which is exactly when their ``str`` are. The texts are decoded by
+:mod:`coscore._fast.texts` (src/utf8.c), as Python's strict decoder reads UTF-8 (invalid
+bytes raise that decoder's ``UnicodeDecodeError``).
 """
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memcmp, memcpy, memset
-
-import os
+from libc.string cimport memcpy
 
 import numpy as np
 
-from coscore._fast.texts cimport texts_from_utf8
-
-cdef extern from "Python.h":
-    object PyUnicode_DecodeUTF8(const char *s, Py_ssize_t size, const char *errors)
-    object PyUnicode_New(Py_ssize_t size, uint32_t maxchar)
-    void *PyUnicode_DATA(object)
-
-cdef extern from "src/text.h" nogil:
-    void CS_PREFETCH(const void *p)
-
-cdef extern from "src/utf8.h" nogil:
-    void cs_utf8_init()
-    int64_t cs_utf8_measure(const uint8_t *p, int64_t n, int *kind, int *ascii)
-    uint32_t cs_utf8_maxchar(int kind)
-    int cs_utf8_decode(const uint8_t *p, int64_t n, int64_t count, int kind, void *out)
+from coscore._fast.byte_dedup cimport distinct_codes, first_rows
+from coscore._fast.texts cimport str_from_utf8, texts_from_utf8
 
 
 ctypedef struct _seg:          # one chunk of one column
@@ -67,50 +52,7 @@ ctypedef struct _column:
     Py_ssize_t n_segs
 
 
-cs_utf8_init()
-
-cdef uint64_t _seed = <uint64_t>int.from_bytes(os.urandom(8), "little")
 cdef const uint8_t *_EMPTY = <const uint8_t *>b""
-
-
-cdef inline uint64_t _mix(uint64_t h) noexcept nogil:
-    h ^= h >> 33
-    h *= <uint64_t>0xff51afd7ed558ccdULL
-    h ^= h >> 33
-    h *= <uint64_t>0xc4ceb9fe1a85ec53ULL
-    h ^= h >> 33
-    return h
-
-
-cdef inline uint64_t _word(const uint8_t *p, int64_t n) noexcept nogil:
-    """The n <= 8 bytes at p as one word (overlapping reads: every byte counts)."""
-    cdef uint64_t a = 0, b = 0
-    cdef uint32_t c = 0, d = 0
-    if n >= 8:
-        memcpy(&a, p, 8)
-        return a
-    if n >= 4:
-        memcpy(&c, p, 4)
-        memcpy(&d, p + n - 4, 4)
-        return <uint64_t>c | (<uint64_t>d << 32)
-    if n > 0:
-        return <uint64_t>p[0] | (<uint64_t>p[n >> 1] << 8) | (<uint64_t>p[n - 1] << 16)
-    return 0
-
-
-cdef inline uint64_t _hash(const uint8_t *p, int64_t n, uint64_t seed) noexcept nogil:
-    """A 64-bit hash of n bytes (with their count): eight at a time, multiplied and
-    rotated, the last eight (or fewer) read where they end, mixed at the end."""
-    cdef uint64_t h = seed ^ (<uint64_t>n * <uint64_t>0x9E3779B97F4A7C15ULL), w
-    cdef int64_t i = 0
-    while i + 8 < n:
-        memcpy(&w, p + i, 8)
-        h = (h ^ w) * <uint64_t>0x87c37b91114253d5ULL
-        h = (h << 31) | (h >> 33)
-        i += 8
-    w = _word(p + n - 8, 8) if n >= 8 else _word(p, n)
-    h = (h ^ w) * <uint64_t>0x4cf5ad432745937fULL
-    return _mix(h ^ seed)
 
 
 cdef inline void _text_at(const _seg *s, int64_t i, const uint8_t **p, int64_t *n) noexcept nogil:
@@ -173,33 +115,6 @@ cdef inline void _cell(const _seg *s, int64_t i, const uint8_t **p, int64_t *n) 
     _value(s, i, p, n)
 
 
-cdef int64_t _dedup_codes(const _seg *s, int64_t local, int64_t m, uint64_t *table, int64_t *positions,
-                          int64_t mask, int64_t *pre, int64_t *codes) noexcept nogil:
-    """Rows ``local`` .. ``local + m - 1`` of a dictionary ``s`` deduplicated on their
-    codes: ``pre[i]`` is row i's position, ``codes[d]`` the code (-1: null) of position d,
-    in first-occurrence order; returns the count. ``table`` (mask + 1 zeroed words) holds
-    code + 2, ``positions`` the position of each slot."""
-    cdef int64_t i, code, count = 0, slot
-    cdef uint64_t word
-    for i in range(m):
-        code = _code(s, local + i)
-        word = <uint64_t>(code + 2)
-        slot = <int64_t>(_mix(word) & <uint64_t>mask)
-        while True:
-            if table[slot] == 0:
-                table[slot] = word
-                positions[slot] = count
-                codes[count] = code
-                pre[i] = count
-                count += 1
-                break
-            if table[slot] == word:
-                pre[i] = positions[slot]
-                break
-            slot = (slot + 1) & mask
-    return count
-
-
 cdef inline Py_ssize_t _seek(const _column *c, int64_t row) noexcept nogil:
     """The chunk holding ``row`` (the last chunk for the row past the end)."""
     cdef Py_ssize_t lo = 0, hi = c.n_segs - 1, mid
@@ -232,58 +147,6 @@ cdef void _pick(const _column *c, int64_t start, int64_t m, const uint8_t **ptrs
                 i += 1
         row = s.first + s.length
         k += 1
-
-
-cdef Py_ssize_t _dedup(const uint8_t **ptrs, const int64_t *lens, int64_t m, uint64_t *table, int64_t mask,
-                       int64_t *first, Py_ssize_t *inverse, uint64_t *hashes) noexcept nogil:
-    """Rows with equal bytes share a position; ``first[j]``: the first row of text j.
-    ``table`` (mask + 1 zeroed words) holds hash bits | (position + 1); ``hashes``: room
-    for m words. The hashes are made first, then looked up with the slot 16 rows ahead
-    fetched."""
-    cdef int64_t i, slot, j
-    cdef uint64_t h, word, tag, high = ~(<uint64_t>mask) if mask >= 0 else 0
-    cdef Py_ssize_t count = 0
-    for i in range(m):
-        hashes[i] = _hash(ptrs[i], lens[i], _seed)
-    # positions fit in the table's low bits (the table has more slots than rows)
-    for i in range(m):
-        if i + 16 < m:
-            CS_PREFETCH(&table[hashes[i + 16] & <uint64_t>mask])
-        h = hashes[i]
-        tag = h & high
-        slot = <int64_t>(h & <uint64_t>mask)
-        while True:
-            word = table[slot]
-            if word == 0:
-                table[slot] = tag | <uint64_t>(count + 1)
-                first[count] = i
-                inverse[i] = count
-                count += 1
-                break
-            if (word & high) == tag:
-                j = <int64_t>(word & <uint64_t>mask) - 1
-                if lens[first[j]] == lens[i] and memcmp(ptrs[first[j]], ptrs[i], <size_t>lens[i]) == 0:
-                    inverse[i] = j
-                    break
-            slot = (slot + 1) & mask
-    return count
-
-
-cdef object _text(const uint8_t *p, int64_t n):
-    """The ``str`` of the UTF-8 bytes ``p[:n]``, made at its final size and width
-    (invalid UTF-8: Python's decoder raises its UnicodeDecodeError)."""
-    cdef int kind, ascii
-    cdef int64_t count = cs_utf8_measure(p, n, &kind, &ascii)
-    if n == 0:
-        return ""
-    if ascii:
-        out = PyUnicode_New(n, 127)
-        memcpy(PyUnicode_DATA(out), p, <size_t>n)
-        return out
-    out = PyUnicode_New(count, cs_utf8_maxchar(kind))
-    if cs_utf8_decode(p, n, count, kind, PyUnicode_DATA(out)) != 0:
-        return PyUnicode_DecodeUTF8(<const char *>p, n, "strict")
-    return out
 
 
 cdef class BlankColumns:
@@ -494,7 +357,7 @@ cdef class BlankColumns:
             if ptrs == NULL or lens == NULL:
                 raise MemoryError()
             self._rows(index, start, m, ptrs, lens, &joined)
-            firsts = _first_rows(ptrs, lens, m, inverse)
+            firsts = first_rows(ptrs, lens, m, inverse)
             owned, joined = joined, NULL   # the texts own the joined bytes from here on
             return texts_from_utf8(ptrs, lens, &firsts[0], firsts.shape[0], self, owned), inverse, None
         finally:
@@ -506,12 +369,10 @@ cdef class BlankColumns:
         """:meth:`texts` of ``m`` rows of one dictionary chunk ``s`` from its row ``local``:
         the rows deduplicated on their codes first, then each distinct code's bytes (so a
         value is read once however many rows hold it)."""
-        cdef int64_t size = 16, count, d, code, i, total = 0
+        cdef int64_t count, d, code, i, total = 0
         cdef uint8_t *packed = NULL
         cdef uint8_t *at
         cdef void *owned
-        cdef uint64_t *table = NULL
-        cdef int64_t *positions = NULL
         cdef int64_t *pre = NULL
         cdef int64_t *codes = NULL
         cdef const uint8_t **ptrs = NULL
@@ -519,27 +380,28 @@ cdef class BlankColumns:
         cdef int64_t[::1] firsts
         cdef Py_ssize_t[::1] rows = inverse
         cdef Py_ssize_t[::1] among
-        while size < 2 * m:
-            size <<= 1
         try:
-            table = <uint64_t *>calloc(size, sizeof(uint64_t))
-            positions = <int64_t *>malloc(size * sizeof(int64_t))
             pre = <int64_t *>malloc(m * sizeof(int64_t))
             codes = <int64_t *>malloc(m * sizeof(int64_t))
             ptrs = <const uint8_t **>malloc(m * sizeof(uint8_t *))
             lens = <int64_t *>malloc(m * sizeof(int64_t))
-            if table == NULL or positions == NULL or pre == NULL or codes == NULL or ptrs == NULL or lens == NULL:
+            if pre == NULL or codes == NULL or ptrs == NULL or lens == NULL:
                 raise MemoryError()
             with nogil:
-                count = _dedup_codes(s, local, m, table, positions, size - 1, pre, codes)
-                for d in range(count):
-                    code = codes[d]
-                    if code < 0:
-                        ptrs[d] = _EMPTY
-                        lens[d] = 0
-                    else:
-                        _value(s, code, &ptrs[d], &lens[d])
-                    total += lens[d]
+                for i in range(m):
+                    pre[i] = _code(s, local + i)
+                count = distinct_codes(pre, m, codes)   # pre[i]: row i's position among codes
+                if count >= 0:
+                    for d in range(count):
+                        code = codes[d]
+                        if code < 0:
+                            ptrs[d] = _EMPTY
+                            lens[d] = 0
+                        else:
+                            _value(s, code, &ptrs[d], &lens[d])
+                        total += lens[d]
+            if count < 0:
+                raise MemoryError()
             # the values gathered in row order first: hashing and decoding then read memory in order
             packed = <uint8_t *>malloc(total + 1)
             if packed == NULL:
@@ -551,7 +413,7 @@ cdef class BlankColumns:
                     ptrs[d] = at
                     at += lens[d]
             distinct = np.zeros(count, dtype=np.intp)
-            firsts = _first_rows(ptrs, lens, count, distinct)   # codes of equal values: one text
+            firsts = first_rows(ptrs, lens, count, distinct)   # codes of equal values: one text
             among = distinct
             with nogil:
                 for i in range(m):
@@ -560,8 +422,6 @@ cdef class BlankColumns:
             return texts_from_utf8(ptrs, lens, &firsts[0], firsts.shape[0], self, owned), inverse, None
         finally:
             free(packed)
-            free(table)
-            free(positions)
             free(pre)
             free(codes)
             free(ptrs)
@@ -593,18 +453,18 @@ cdef class BlankColumns:
                 self._rows(0, start, m, ptrs, lens, NULL)
             else:   # each row packed as (length, bytes) per blank: equal packs, equal answers
                 packed = self._pack(start, m, ptrs, lens, True)
-            firsts = _first_rows(ptrs, lens, m, inverse)
+            firsts = first_rows(ptrs, lens, m, inverse)
             nd = firsts.shape[0]
             out = PyList_New(nd)
             for d in range(nd):
                 p = ptrs[firsts[d]]
                 if k == 1:
-                    item = _text(p, lens[firsts[d]])
+                    item = str_from_utf8(p, lens[firsts[d]])
                 else:
                     item = answer = PyTuple_New(k)
                     for c in range(k):
                         memcpy(&n, p, 8)
-                        blank = _text(p + 8, n)
+                        blank = str_from_utf8(p + 8, n)
                         Py_INCREF(blank)
                         PyTuple_SET_ITEM(answer, c, blank)
                         p += 8 + n
@@ -626,7 +486,7 @@ cdef class BlankColumns:
         for c in range(self._k):
             j = _seek(&self._cols[c], row)
             _cell(&self._cols[c].segs[j], row - self._cols[c].segs[j].first, &p, &n)
-            texts.append(_text(p, n))
+            texts.append(str_from_utf8(p, n))
         return texts[0] if self._k == 1 else tuple(texts)
 
 
@@ -703,30 +563,3 @@ cdef int _check_views(values, buffers) except -1:
 cdef bint _is_view(pa, kind):
     check = getattr(pa.types, "is_string_view", None)   # pyarrow >= 16
     return bool(check is not None and check(kind))
-
-
-cdef object _first_rows(const uint8_t **ptrs, const int64_t *lens, int64_t m, object inverse):
-    """Deduplicate the m byte strings (GIL released) into ``inverse``; return the first
-    row of each distinct one (an int64 array)."""
-    cdef int64_t size = 16
-    while size < 2 * m:
-        size <<= 1
-    cdef uint64_t *table = <uint64_t *>malloc(size * sizeof(uint64_t))
-    cdef int64_t *first = <int64_t *>malloc((m + 1) * sizeof(int64_t))
-    cdef uint64_t *hashes = <uint64_t *>malloc((m + 1) * sizeof(uint64_t))
-    cdef Py_ssize_t[::1] idx = inverse
-    cdef Py_ssize_t count
-    try:
-        if table == NULL or first == NULL or hashes == NULL:
-            raise MemoryError()
-        with nogil:
-            memset(table, 0, size * sizeof(uint64_t))
-            count = _dedup(ptrs, lens, m, table, size - 1, first, &idx[0], hashes)
-        firsts = np.empty(count, dtype=np.int64)
-        if count:
-            memcpy(<void *><size_t>firsts.ctypes.data, first, count * sizeof(int64_t))
-        return firsts
-    finally:
-        free(table)
-        free(first)
-        free(hashes)

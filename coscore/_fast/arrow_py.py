@@ -28,8 +28,8 @@ def _texts(column: Any) -> list[str]:
     return ["" if v is None else v for v in column.to_pylist()]
 
 
-def _dedup(items: list) -> tuple[list, np.ndarray]:
-    positions: dict = {}
+def _dedup(items: list[Any]) -> tuple[list[Any], np.ndarray]:
+    positions: dict[Any, Any] = {}
     inverse = np.array([positions.setdefault(item, len(positions)) for item in items], dtype=np.intp)
     return list(positions), inverse
 
@@ -41,11 +41,12 @@ class BlankColumns(StrColumns):
 
     _dedup_texts = _dedup_answers = staticmethod(_dedup)
 
-    def __init__(self, columns: list) -> None:
+    def __init__(self, columns: list[Any]) -> None:
         lengths = {len(column) for column in columns}
         if len(lengths) > 1:
             raise ValueError(f"the blank columns differ in length: {[len(c) for c in columns]}")
         super().__init__([_texts(column) for column in columns])
 
     def _rows(self, index: int, start: int, stop: int) -> list[str]:
-        return self._columns[index][start:stop]
+        rows: list[str] = self._columns[index][start:stop]
+        return rows

@@ -11,12 +11,13 @@ import ctypes
 import ctypes.util
 import operator
 import os
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 #: ``None`` until the first batch; then whether the malloc parameters were set.
-malloc_tuned: Optional[bool] = None
+malloc_tuned: bool | None = None
 
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3
@@ -27,7 +28,7 @@ def _mallopt() -> bool:
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or None)
         mallopt = libc.mallopt
-        libc.gnu_get_libc_version  # glibc only
+        _ = libc.gnu_get_libc_version  # glibc only (AttributeError elsewhere)
     except (OSError, AttributeError):
         return False
     return bool(mallopt(_M_MMAP_THRESHOLD, 32 << 20)) and bool(mallopt(_M_TRIM_THRESHOLD, 256 << 20))
@@ -48,7 +49,7 @@ def tune_malloc() -> bool:
     return malloc_tuned
 
 
-def _check_list(answers: Any) -> list:
+def _check_list(answers: Any) -> list[Any]:
     if type(answers) is not list:
         raise TypeError(f"Argument 'answers' has incorrect type (expected list, got {type(answers).__name__})")
     return answers
@@ -80,7 +81,7 @@ def _pick(answer: Any, index: int, joined: bool) -> tuple[Any, bool]:
     return "", True
 
 
-def check_answers(answers: list) -> tuple[list[int], int, int]:
+def check_answers(answers: list[Any]) -> tuple[list[int], int, int]:
     """``(odd, most, fewest)``: the positions of answers that are not a ``str`` or a
     list/tuple of ``str``, and the largest and smallest blank counts of the others."""
     sizes = [_size(a) for a in _check_list(answers)]
@@ -88,7 +89,7 @@ def check_answers(answers: list) -> tuple[list[int], int, int]:
     return [i for i, n in enumerate(sizes) if n < 0], max(good, default=0), min(good, default=0)
 
 
-def blank_column(answers: list, n: int) -> tuple[list, Optional[np.ndarray]]:
+def blank_column(answers: list[Any], n: int) -> tuple[list[Any], np.ndarray | None]:
     """Blank ``n`` (negative: from the end) of each well-formed answer, as a list, and a
     bool mask of the answers without it (``None`` when none lacks it; they get ``""``).
 
@@ -102,7 +103,7 @@ def blank_column(answers: list, n: int) -> tuple[list, Optional[np.ndarray]]:
     return [text for text, _ in picked], (missing if missing.any() else None)
 
 
-def joined_column(answers: list) -> list:
+def joined_column(answers: list[Any]) -> list[Any]:
     """All blanks of each well-formed answer joined with no separator.
 
     When every answer is a ``str``, the list returned is ``answers`` itself (read it,
@@ -112,8 +113,8 @@ def joined_column(answers: list) -> list:
     return [_pick(a, 0, True)[0] for a in answers]
 
 
-def distinct_texts(answers: list, key: Any, start: int = 0,
-                   stop: Optional[int] = None) -> tuple[list, np.ndarray, Optional[np.ndarray], list[int], int]:
+def distinct_texts(answers: list[Any], key: Any, start: int = 0,
+                   stop: int | None = None) -> tuple[list[Any], np.ndarray, np.ndarray | None, list[int], int]:
     """``(distinct, inverse, missing, odd, longest)`` for the text each of
     ``answers[start:stop]`` gives a rule: blank ``key`` (an int, negative from the end) or,
     for ``"*"``, its blanks joined. ``distinct`` lists the texts once each, in
@@ -169,7 +170,7 @@ def plain_strings(values: Any) -> int:
     return len(values)
 
 
-def dedup_strings(strings: list) -> tuple[list, np.ndarray]:
+def dedup_strings(strings: list[Any]) -> tuple[list[Any], np.ndarray]:
     """``(distinct, index)``: the distinct strings in first-occurrence order and, for
     each input, its position among them (an intp array). When all are distinct,
     ``distinct`` is ``strings`` itself (read it, do not mutate it)."""
@@ -185,14 +186,14 @@ def dedup_strings(strings: list) -> tuple[list, np.ndarray]:
     return (strings if len(first) == len(strings) else list(first)), index
 
 
-def dedup_answers(answers: list) -> tuple[list, np.ndarray]:
+def dedup_answers(answers: list[Any]) -> tuple[list[Any], np.ndarray]:
     """``(distinct, inverse)`` for well-formed answers (a ``str`` or a list/tuple of
     ``str``, as :func:`check_answers` vouches): the distinct answers in first-occurrence
     order (``"a"``, ``["a"]`` and ``("a",)`` are the same answer) and, for each input,
     its index among them. When all are distinct, ``distinct`` is ``answers`` itself."""
     inverse = np.empty(len(_check_list(answers)), dtype=np.intp)
-    first: dict[tuple, int] = {}
-    distinct: list = []
+    first: dict[tuple[Any, ...], int] = {}
+    distinct: list[Any] = []
     plain = True
     for i, answer in enumerate(answers):
         if type(answer) is not str and type(answer) is not list and type(answer) is not tuple:

@@ -1,10 +1,10 @@
 """CS kernel: best character multiset Jaccard over a fixed list of keys (compiled; twin: jaccard_py)."""
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 from ._scorer import KeyScorer
 
 def token_tables() -> tuple[dict[int, int], frozenset[int], dict[int, list[int]]]: ...
-def token(ch: str) -> Optional[int]: ...
+def token(ch: str) -> int | None: ...
 
 class JaccardScorer(KeyScorer):
     """JaccardScorer(keys): best(s) = max over keys of the character multiset Jaccard similarity."""

@@ -10,13 +10,14 @@ both texts have no tokens. The token counts (:func:`tokens`) and the token table
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable, Iterator, Optional
+from collections.abc import Iterable, Iterator
 
 from ._common import token_tables, tokens
 from ._scorer_py import KeyScorer
 from ._texts_py import text
 
-def token(ch: str) -> Optional[int]:
+
+def token(ch: str) -> int | None:
     """The CS token (an int) of a one-character str, or None for whitespace."""
     if isinstance(ch, str) and len(ch) != 1:   # as the compiled module's conversion says it
         raise ValueError(f"only single character unicode strings can be converted to Py_UCS4, got length {len(ch)}")

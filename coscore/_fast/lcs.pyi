@@ -1,5 +1,5 @@
 """OP kernel: best LCS(k, s) / len(k) over a fixed list of keys (compiled; twin: lcs_py)."""
-from typing import Iterable
+from collections.abc import Iterable
 
 from ._scorer import KeyScorer
 

@@ -6,7 +6,7 @@ compiled module is missing or ``COSCORE_IMPLEMENTATION=python``; see ``coscore._
 """
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from ._scorer_py import KeyScorer
 from ._texts_py import text

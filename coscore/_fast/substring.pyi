@@ -1,5 +1,5 @@
 """SM kernel: the number of groups of an SM desc that hit a string (compiled; twin: substring_py)."""
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt

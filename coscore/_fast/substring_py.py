@@ -12,7 +12,8 @@ groups (the twin itself always walks the options with ``in``).
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -68,7 +69,7 @@ class SubstringScanner:
     '!'/'~' prefixes.
     """
 
-    __slots__ = ("_groups", "_kernel", "_has_tails")
+    __slots__ = ("_groups", "_has_tails", "_kernel")
 
     def __init__(self, groups: Iterable[Iterable[str]]):
         gs = checked_groups(groups)
@@ -114,7 +115,8 @@ class SubstringScanner:
         """count() of every string, as an int64 numpy array."""
         seq = as_seq(strings)
         if self._kernel == _KERNEL_IN or self._has_tails:
-            return self.count_many_parts(seq, (len(self._groups),))[0]
+            counts: np.ndarray = self.count_many_parts(seq, (len(self._groups),))[0]
+            return counts
         out = np.zeros(len(seq), dtype=np.int64)
         for i, t in enumerate(texts(seq) if len(seq) else ()):
             out[i] = sum(1 for g in self._groups if group_hits(g, t))

@@ -1,6 +1,6 @@
 # A text as the kernels read it (src/text.h), and a batch of them held that way (see
 # texts.pyx): cimported by the modules that build one (arrow) or read one (_texts.pxd: the
-# kernels' inputs, batch).
+# kernels' inputs, batch); and one str made from UTF-8 the same way (arrow).
 from cpython.object cimport PyObject
 from libc.stdint cimport int64_t, uint8_t
 
@@ -31,3 +31,7 @@ cdef class Texts:
 
 cdef Texts texts_from_utf8(const uint8_t **ptrs, const int64_t *lens, const int64_t *rows, Py_ssize_t n,
                            object owner, void *buffer)
+
+# the str of the UTF-8 bytes p[:n], made at its final size and width (invalid UTF-8:
+# Python's decoder raises its UnicodeDecodeError)
+cdef object str_from_utf8(const uint8_t *p, int64_t n)

@@ -1,6 +1,7 @@
 """A batch of texts held as the kernels read them (compiled only: the pure-Python Arrow
 reader returns lists of ``str`` instead)."""
-from typing import Iterator, overload
+from collections.abc import Iterator
+from typing import overload
 
 import numpy as np
 import numpy.typing as npt

@@ -19,20 +19,24 @@ instead: there is no twin of this type.)
 """
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF
-from libc.stdint cimport int64_t, uint8_t, uint16_t
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t
 from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
 
 import numpy as np
 
 cdef extern from "Python.h":
     object PyUnicode_FromKindAndData(int kind, const void *buffer, Py_ssize_t size)
     object PyUnicode_DecodeUTF8(const char *s, Py_ssize_t size, const char *errors)
+    object PyUnicode_New(Py_ssize_t size, uint32_t maxchar)
+    void *PyUnicode_DATA(object)
 
 cdef extern from "src/utf8.h" nogil:
     enum:
         CS_UTF8_ASCII
         CS_UTF8_BMP
     int64_t cs_utf8_measure(const uint8_t *p, int64_t n, int *kind, int *ascii)
+    uint32_t cs_utf8_maxchar(int kind)
     int cs_utf8_decode(const uint8_t *p, int64_t n, int64_t count, int kind, void *out)
     void cs_utf8_init()
     int cs_utf8_scan(const uint8_t *p, int64_t n)
@@ -215,3 +219,20 @@ cdef Texts texts_from_utf8(const uint8_t **ptrs, const int64_t *lens, const int6
     texts.n = n
     texts.total_length = total
     return texts
+
+
+cdef object str_from_utf8(const uint8_t *p, int64_t n):
+    """The ``str`` of the UTF-8 bytes ``p[:n]``, made at its final size and width
+    (invalid UTF-8: Python's decoder raises its UnicodeDecodeError)."""
+    cdef int kind, ascii
+    cdef int64_t count = cs_utf8_measure(p, n, &kind, &ascii)
+    if n == 0:
+        return ""
+    if ascii:
+        out = PyUnicode_New(n, 127)
+        memcpy(PyUnicode_DATA(out), p, <size_t>n)
+        return out
+    out = PyUnicode_New(count, cs_utf8_maxchar(kind))
+    if cs_utf8_decode(p, n, count, kind, PyUnicode_DATA(out)) != 0:
+        return PyUnicode_DecodeUTF8(<const char *>p, n, "strict")
+    return out

@@ -20,10 +20,11 @@ import sys
 from collections.abc import Sequence
 from typing import NamedTuple, NoReturn
 
+from ..diagnostics import shorten
+
 # Only light modules here: numpy, pyarrow and the engine are imported by the subcommand
 # that needs them, inside main(), where Ctrl-C during those imports is an "interrupted" line.
 from ..io import InputError
-from ..diagnostics import shorten
 from .errors import (
     EXIT_FAILED,
     EXIT_INTERNAL,
@@ -40,8 +41,8 @@ from .signals import describe as describe_stop
 from .signals import exit_status as stop_status
 from .signals import stop_on_signals
 
-__all__ = ["ArgumentParser", "COMMANDS", "Command", "EXIT_FAILED", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE", "UsageError",
-           "build_parser", "main"]
+__all__ = ["ArgumentParser", "COMMANDS", "Command", "EXIT_FAILED", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE",
+           "UsageError", "build_parser", "main"]
 
 
 class Command(NamedTuple):
@@ -69,6 +70,8 @@ COMMANDS: dict[str, Command] = {
     "serve": Command("coscore.cli.serve", "run the drop-in HTTP scoring service", "pip install 'coscore[serve]'"),
     "app": Command("coscore.cli.app", "serve the original CoScore web app (pages, API, database) on coscore",
                    "pip install 'coscore[serve]'"),
+    "workbench": Command("coscore.cli.workbench", "serve the rule workbench alone: edit, test and measure rules "
+                         "on your data files and exams", "pip install 'coscore[serve]'"),
 }
 
 
@@ -138,9 +141,11 @@ def _run(argv: list[str]) -> int:
         RUNNING.reset(running)
 
 
-def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] = (), *, every: bool = False) -> argparse.ArgumentParser:
     """The argument parser; the subcommand named in ``argv`` (its first word) gets its
-    arguments, the others only their one-line help."""
+    arguments, the others only their one-line help. With ``every``, every subcommand gets
+    its arguments (the command reference is generated from this parser; it imports every
+    subcommand's module)."""
     parser = ArgumentParser(
         prog=PROG,
         description="Score students' short answers with CoScore rules.",
@@ -151,7 +156,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     chosen = next((a for a in argv if not a.startswith("-")), None)
     for name, (module, summary, hint) in COMMANDS.items():
         p = sub.add_parser(name, help=summary, description=summary)
-        if name == chosen:
+        if every or name == chosen:
             problem = _attach(p, module)
             if problem is not None:
                 reason = problem + (f"; try: {hint}" if hint else "")

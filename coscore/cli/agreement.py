@@ -89,7 +89,7 @@ def emit(args: argparse.Namespace, data: Callable[[], Any], text: Callable[[], s
          page: Callable[[], str]) -> int:
     """Write the HTML page to ``--html`` (if given; :func:`check_html` first), then print
     JSON (``--json``) or text (each line shortened)."""
-    from ..io.atomic import atomic_output
+    from ..io import atomic_output
 
     if args.html:
         try:

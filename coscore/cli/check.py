@@ -4,10 +4,12 @@ how many blanks it reads (against a data file with ``--data``). Given an exam fi
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import json
 from typing import Any
 
+from ..catalog import localize, said
 from ..io import format_of, open_reader
 from ..limits import add_arguments as add_limit_arguments
 from ..limits import from_arguments as limits_from_arguments
@@ -30,6 +32,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_data_options(p)
     p.add_argument("--label", metavar="COL", help="the mark column of DATA (never taken as a blank)")
     p.add_argument("--json", action="store_true", help="print a JSON object for tools")
+    p.add_argument("--lang", choices=("en", "zh"), default="en",
+                   help="the language of the diagnostics: en (default) or zh, from coscore's message catalog")
     add_limit_arguments(p)
 
 
@@ -43,10 +47,9 @@ def run(args: argparse.Namespace) -> int:
         return run_exam(args)
     import coscore
 
-    from ..expr.types import check_rule, combo_findings
-
     from ..diagnostics import Diagnostic
-    from ..io.blanks import BlanksMisfit
+    from ..io import BlanksMisfit
+    from ..language import check_rule, combo_findings
 
     text = read_rule_text(args.rule)
     report = None
@@ -77,13 +80,15 @@ def run(args: argparse.Namespace) -> int:
             "ok": errors == 0,
             "errors": errors,
             "warnings": warnings,
-            "diagnostics": [_diagnostic_dict(d) for d in diagnostics],
+            "diagnostics": [{**_diagnostic_dict(d), "said": said(d.message)} for d in diagnostics],
         }
         if report is not None:
             out.update(report.to_dict(), data_blanks=None if blanks is None else {"min": blanks[0], "max": blanks[1]})
         print(json.dumps(out, ensure_ascii=False, indent=2))
     else:
-        lines = [f"{args.rule}: {d}" for d in diagnostics]
+        shown = diagnostics if args.lang == "en" else \
+            [dataclasses.replace(d, message=localize(d.message, args.lang)) for d in diagnostics]
+        lines = [f"{args.rule}: {d}" for d in shown]
         if report is not None:
             n = report.blanks_needed
             reads = f"needs {n} blank{'s' * (n != 1)}" if n else "needs no numbered blank"
@@ -105,7 +110,7 @@ def _data_blanks(args: argparse.Namespace, need: tuple[int, bool] | None) -> tup
     table that looks like the original CoScore layout, text[,score], is read so), the
     default blank columns taken only when they fit ``need`` (the rule's; else
     :class:`~coscore.io.blanks.BlanksMisfit`)."""
-    from ..io.blanks import AnswerColumns
+    from ..io import AnswerColumns
     from ..pipeline.tables import answer_lists
 
     fmt = format_of(args.data, args.format, default="csv")

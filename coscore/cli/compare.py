@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     warn_mark_blanks(table.source, blank_columns(table, columns + marked_columns(args)), args.blanks)
     if table.label is None or table.label not in table.columns:
         raise InputError(table.source, f"no such column (columns: {', '.join(table.columns)})", column=args.label)
-    scorers = []
+    scorers: list[Scorer] = []
     for name in args.scorers:
         if name in rule_files and is_exam(name):
             raise UsageError(f"SCORER {name!r} is an exam file: compare two exams with --exam EXAM_A EXAM_B "
@@ -109,8 +109,8 @@ def _compare_exams(args: argparse.Namespace) -> int:
     try:
         check_same_columns(a, b, [*marked, *unmarked])
     except ValueError as exc:
-        names = f"{os.path.basename(args.scorers[0])} and {os.path.basename(args.scorers[1])}"
-        raise UsageError(f"{names}: {exc}") from None
+        both = f"{os.path.basename(args.scorers[0])} and {os.path.basename(args.scorers[1])}"
+        raise UsageError(f"{both}: {exc}") from None
     if not marked:
         raise UsageError(f"{args.scorers[0]} and {args.scorers[1]} have no item with marks in common: nothing to "
                          "compare; name each item's mark column with 'label:'")

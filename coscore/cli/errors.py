@@ -7,6 +7,8 @@ import contextvars
 import os
 import sys
 
+from ..errors import UsageError as UsageError  # defined there (coscore exports it); raised here
+
 PROG = "coscore"
 #: The subcommand running and its arguments (set by :func:`coscore.cli.main`), so that a
 #: message can say how that subcommand is called: ``coscore score RULE DATA``.
@@ -17,10 +19,6 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 EXIT_INTERNAL = 3
 #: Ctrl-C (SIGINT); SIGTERM and SIGHUP give 128 + their number too (:mod:`coscore.cli.signals`).
 EXIT_INTERRUPTED = 130
-
-
-class UsageError(Exception):
-    """A problem with the command line or its inputs: one message, exit 2."""
 
 
 def print_error(message: str) -> None:

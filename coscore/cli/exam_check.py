@@ -65,7 +65,7 @@ def run_exam(args: argparse.Namespace) -> int:
 def _check_rules(build: ExamBuild) -> _Found:
     """The exam's problems, each rule's diagnostics as the command words them, plus what
     :func:`~coscore.expr.types.check_rule` finds in each compiled rule."""
-    from ..expr.types import check_rule
+    from ..language import check_rule
 
     compiled = {rule_problem(item.draft, d) for item in build.items for d in item.diagnostics}
     found = _Found()
@@ -204,7 +204,7 @@ def _json(path: str, build: ExamBuild, found: _Found, errors: int, warnings: int
             "blanks_needed": item.need if compiled else None,
             "reads_any_number": item.any_number if compiled else None,
         }
-    draft = build.draft
+    exam = build.draft
     return {"exam": path, "ok": errors == 0, "errors": errors, "warnings": warnings,
-            "layout": "wide" if draft.item_column is None else "long",
+            "layout": "wide" if exam.item_column is None else "long",
             "items": items, "problems": [p.to_dict() for p, _ in found.problems]}

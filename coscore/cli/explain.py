@@ -11,8 +11,15 @@ from typing import TYPE_CHECKING, Any
 from .agreement import add_missing_marks_option
 from .errors import EXIT_OK, UsageError
 from .exams import is_exam, item_table, load_exam_file, pick_item, refuse_rule_options
-from .options import (add_data_options, add_id_option, blank_columns, positive_int, reading_options, recorded_blanks,
-                      warn_mark_blanks)
+from .options import (
+    add_data_options,
+    add_id_option,
+    blank_columns,
+    positive_int,
+    reading_options,
+    recorded_blanks,
+    warn_mark_blanks,
+)
 from .outputs import print_text
 from .rules import load_rule
 
@@ -40,7 +47,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                       help="explain row N of DATA (1 = the first answer; repeatable)")
     rows.add_argument("--id", action="append", metavar="X", help="explain the row whose id is X (repeatable)")
     rows.add_argument("--where", choices=["disagree"],
-                      help="disagree: the rows whose score differs from the mark, largest |score − mark| first")
+                      help="disagree: the rows whose score differs from the mark, largest absolute difference "
+                           "score − mark first")
     p.add_argument("--label", metavar="COL", help="the mark column of DATA (default 'score' in the original "
                    "CoScore layout); its value is shown next to the score")
     p.add_argument("--item", metavar="NAME", help="with an exam: the item to explain (its rule; in DATA its "

@@ -10,8 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..diagnostics import shorten
-from ..io import INPUT_FORMATS, InputError
-from ..io.identifiers import looks_like_marks
+from ..io import INPUT_FORMATS, InputError, looks_like_marks
 from .errors import print_error
 
 #: What separates the names of a column list: ``,`` and its full-width form.
@@ -71,8 +70,8 @@ def add_reading_options(p: argparse.ArgumentParser) -> None:
                    help="the text encoding of CSV/TSV/JSON Lines/coscore input: any codec Python knows "
                    "(gb18030 also reads GBK and GB2312), or 'auto' (a byte order mark, else a guess, said on "
                    "stderr); default UTF-8")
-    p.add_argument("--sheet", metavar="NAME|N", help="the sheet of .xlsx, .xls or .ods input: its name, or 1 for the first "
-                   "(default)")
+    p.add_argument("--sheet", metavar="NAME|N", help="the sheet of .xlsx, .xls or .ods input: its name, or 1 for the "
+                   "first (default)")
     p.add_argument("--header-row", type=positive_int, metavar="N",
                    help="the row of .xlsx/.xls/.ods input (the line of CSV/TSV) that holds the column names, from 1; "
                    "the rows above it are skipped (default: the first row with a value, or the row below a title "

@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterable
 
 from ..diagnostics import shorten
-from ..io.atomic import clashing_input
+from ..io import clashing_input
 from .errors import UsageError
 
 

@@ -35,7 +35,7 @@ class Progress:
         else:
             self._bar.update(len(chunk))
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         return self
 
     def __exit__(self, *exc: Any) -> None:

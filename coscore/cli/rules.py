@@ -133,7 +133,8 @@ def load_rule(path: str, limits: Any = None) -> tuple[Any, str]:
             raise swapped from None
         errors = [d for d in exc.diagnostics if d.severity == "error"] or exc.diagnostics
         head = shorten(f"{path}: invalid rule (run 'coscore check {path}' for details)", MESSAGE_LIMIT // 2)
-        room, problems = MESSAGE_LIMIT - len(head) - 40, []  # 40: "coscore: " and "… and N more"
+        room = MESSAGE_LIMIT - len(head) - 40  # 40: "coscore: " and "… and N more"
+        problems: list[str] = []
         for d in errors[:SHOWN_PROBLEMS]:
             block = "\n".join(f"  {line}" for line in str(for_the_command(d, path)).splitlines())
             if len(block) + 1 > room and problems:

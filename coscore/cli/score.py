@@ -14,8 +14,15 @@ from ..io import INPUT_FORMATS, OUTPUT_FORMATS, Chunk, Reader, Writer, expand, o
 from ..limits import add_arguments as add_limit_arguments
 from ..limits import from_arguments as limits_from_arguments
 from .errors import EXIT_FAILED, EXIT_OK, UsageError, print_error
-from .options import (add_reading_options, column_list, decimals, positive_int, reading_options, say_skipped,
-                      warn_mark_blanks)
+from .options import (
+    add_reading_options,
+    column_list,
+    decimals,
+    positive_int,
+    reading_options,
+    say_skipped,
+    warn_mark_blanks,
+)
 from .outputs import refuse_input_as_output
 from .progress import announce_reading, progress_bar
 from .rules import load_rule
@@ -88,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{flag} is for an exam; {args.rule} is a rule (a rule's combo columns are always "
                              "written)" if flag == "--combos" else f"{flag} is for an exam in the long layout; "
                              f"{args.rule} is a rule")
-    from ..io.blanks import AnswerColumns
+    from ..io import AnswerColumns
     from ..pipeline.scoring import ItemPlan, Scoring, chunk_size
 
     rule, _ = load_rule(args.rule, limits_from_arguments(args))
@@ -267,7 +274,7 @@ class _Peek:
 
 
 @contextlib.contextmanager
-def _gc_per_chunk() -> Iterator[Callable[[], None]]:
+def _gc_per_chunk() -> Iterator[Callable[[], object]]:
     """Run the cycle collector once per chunk instead of every few hundred allocations:
     a chunk allocates some 10^5 lists, which otherwise triggers collections that cost
     a third of the run; reference counting still frees each chunk as it goes."""

@@ -132,6 +132,6 @@ class _State:
             if hasattr(signal, "pthread_kill"):
                 signal.pthread_kill(threading.main_thread().ident or 0, signum)
             else:  # pragma: no cover - Windows
-                _thread.interrupt_main(signum)
+                _thread.interrupt_main(signal.Signals(signum))
 
         threading.Thread(target=deliver, name="coscore-signal", daemon=True).start()

@@ -42,7 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--min-rows", type=positive_int, default=3, metavar="N",
                    help="a phrase must be in at least N rows (default 3)")
     p.add_argument("--min-z", type=float, default=2.0, metavar="Z",
-                   help="a phrase must separate the marks with |z| >= Z (default 2)")
+                   help="a phrase must separate the marks with an absolute z of at least Z (default 2)")
     p.add_argument("--limit", type=positive_int, default=20, metavar="K",
                    help="missed answers to show, furthest first (default 20)")
     p.add_argument("--json", action="store_true", help="print the suggestions as a JSON object")

@@ -58,7 +58,7 @@ def _seed(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Tune, write the rule and print the outcome (text or JSON); return the exit status."""
-    from ..io.atomic import atomic_output
+    from ..io import atomic_output
     from ..labelled import read_marked
     from ..tune import tune
     from ..tune.render import render

@@ -8,7 +8,7 @@ whose length is not known in advance.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -31,9 +31,12 @@ class BatchBuilder:
         self.errors: list[str | None] = [None] * n
         self.completed: dict[int, int] = {}
 
-    def part(self, start: int, stop: int | None = None, rows: np.ndarray | None = None) -> "Part":
+    def part(self, start: int, stop: int | None = None, rows: np.ndarray | None = None) -> Part:
         """Rows ``start:stop``, or (``rows``) the rows an index array names, in order."""
-        return Part(self, start, stop if stop is not None else start + len(rows), rows)
+        if stop is None:
+            assert rows is not None, "give stop or rows"
+            stop = start + len(rows)
+        return Part(self, start, stop, rows)
 
     def batch(self) -> Batch:
         """The :class:`~coscore.results.Batch` of every row written."""
@@ -87,7 +90,8 @@ def gather(combo_ids: Iterable[str], batches: Iterable[Batch]) -> Batch:
     before the next column, and the errors list is made last: the peak is the results
     once in blocks plus one joined column.
     """
-    columns: dict = {None: [], **{cid: [] for cid in combo_ids}}   # None: the scores; each a list of blocks
+    # None: the scores; each a list of blocks
+    columns: dict[str | None, list[np.ndarray]] = {None: [], **{cid: [] for cid in combo_ids}}
     errors: dict[int, str] = {}
     completed: dict[int, int] = {}
     n = 0
@@ -96,7 +100,8 @@ def gather(combo_ids: Iterable[str], batches: Iterable[Batch]) -> Batch:
         if batch.errors.count(None) != m:
             errors.update((n + i, e) for i, e in enumerate(batch.errors) if e is not None)
         completed.update((n + i, done) for i, done in batch.completed.items())
-        values = {None: batch.scores, **batch.combos}
+        values: dict[str | None, np.ndarray] = {None: batch.scores}
+        values.update(batch.combos)
         del batch
         done = 0
         while done < m:
@@ -110,7 +115,7 @@ def gather(combo_ids: Iterable[str], batches: Iterable[Batch]) -> Batch:
             done += take
             n += take
         del values
-    joined = {}
+    joined: dict[str | None, np.ndarray] = {}
     for key, blocks in columns.items():
         if blocks:
             blocks[-1] = blocks[-1][: n - (len(blocks) - 1) * BLOCK]
@@ -119,4 +124,5 @@ def gather(combo_ids: Iterable[str], batches: Iterable[Batch]) -> Batch:
     error_list: list[str | None] = [None] * n
     for i, error in errors.items():
         error_list[i] = error
-    return Batch(joined.pop(None), error_list, joined, completed)
+    scores = joined.pop(None)
+    return Batch(scores, error_list, {str(key): column for key, column in joined.items()}, completed)

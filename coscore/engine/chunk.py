@@ -14,7 +14,8 @@ and :func:`score_texts` scores what it read.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -26,7 +27,7 @@ from .plan import Plan
 from .reference import AnswerLike, score_flagged
 
 
-def score_list(plan: Plan, answers: list, start: int, stop: int, part: Part) -> None:
+def score_list(plan: Plan, answers: list[Any], start: int, stop: int, part: Part) -> None:
     """Score ``answers[start:stop]`` (a list, read in place) into ``part``."""
     n = stop - start
     key = plan.key
@@ -50,13 +51,14 @@ def score_list(plan: Plan, answers: list, start: int, stop: int, part: Part) -> 
         for i in odd:
             rows[i] = ()
         flag[odd] = True
-    view = None
+    view: int | None = None
+    unique: list[Any]
     if most == fewest == 1 and not odd:  # one blank each: the answers are their blank
         view = 0
-        distinct, inverse = dedup_strings(joined_column(rows))
+        unique, inverse = dedup_strings(joined_column(rows))
     else:
-        distinct, inverse = dedup_answers(rows)
-    score_distinct(plan, distinct, inverse, view, flag, lambda i: answers[start + i], part)
+        unique, inverse = dedup_answers(rows)
+    score_distinct(plan, unique, inverse, view, flag, lambda i: answers[start + i], part)
 
 
 def read_texts(plan: Plan, table: BlankColumns, start: int, stop: int) -> Any:
@@ -73,7 +75,8 @@ def read_texts(plan: Plan, table: BlankColumns, start: int, stop: int) -> Any:
     return blank_texts(table, keys, start, stop) if keys is not None else None
 
 
-def blank_texts(table: BlankColumns, keys: tuple, start: int, stop: int) -> tuple[BlankTexts, np.ndarray, Any]:
+def blank_texts(table: BlankColumns, keys: tuple[int | str, ...], start: int,
+                stop: int) -> tuple[BlankTexts, np.ndarray, Any]:
     """Rows ``start:stop`` of ``table`` as :func:`read_texts` gives them for a rule reading
     the blanks ``keys``: ``(distinct, inverse, missing)``, the distinct answers (a
     :class:`BlankTexts`: each blank's distinct texts, read in C), each row's position
@@ -115,7 +118,7 @@ def score_texts(plan: Plan, table: BlankColumns, start: int, stop: int, texts: A
                    lambda i: distinct[inverse[i]], part)
 
 
-def score_distinct(plan: Plan, distinct: Any, inverse: np.ndarray | None, view, flag: np.ndarray,
+def score_distinct(plan: Plan, distinct: Any, inverse: np.ndarray | None, view: int | str | None, flag: np.ndarray,
                    answer_at: Callable[[int], AnswerLike], part: Part, longest: int | None = None) -> None:
     """Score a chunk of ``len(flag)`` answers given deduplicated into ``part``:
     ``distinct`` (what the rule's combos read: whole answers, or with ``view`` set the

@@ -21,12 +21,14 @@ runs the kernels; the column functions read it, and it never calls them back.
 from __future__ import annotations
 
 import operator
-from typing import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any, Protocol
 
 import numpy as np
 
 from ..expr.evaluate import MAX_TEXT, cjk_count, to_float
-from ..expr.nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary, walk
+from ..expr.nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary, literal_value, walk
+from ..limits import Limits
 from .context import BatchContext, Column
 
 #: Integers at or above this magnitude are not exact in float64: such answers are re-scored.
@@ -69,10 +71,10 @@ def column_kind(node: Node) -> str | None:
             return _NUM if kind is not None else None
         return _NUM if kind == _NUM else None
     if isinstance(node, Arith):
-        kinds = {column_kind(node.first), *(column_kind(o) for _, o, _ in node.rest)}
-        if kinds == {_NUM}:
+        arith_kinds = {column_kind(node.first), *(column_kind(o) for _, o, _ in node.rest)}
+        if arith_kinds == {_NUM}:
             return _NUM
-        if kinds == {_STR} and all(op == "+" for op, _, _ in node.rest):
+        if arith_kinds == {_STR} and all(op == "+" for op, _, _ in node.rest):
             return _STR
         return None  # string repetition too: a number column does not tell an int count from a float
     if isinstance(node, Compare):
@@ -84,8 +86,8 @@ def column_kind(node: Node) -> str | None:
             left = right
         return _NUM
     if isinstance(node, BoolOp):
-        kinds = {column_kind(o) for o in node.operands}
-        return kinds.pop() if len(kinds) == 1 and None not in kinds else None
+        bool_kinds = {column_kind(o) for o in node.operands}
+        return bool_kinds.pop() if len(bool_kinds) == 1 and None not in bool_kinds else None
     if isinstance(node, IfExp):
         if column_kind(node.cond) is None:
             return None
@@ -94,35 +96,38 @@ def column_kind(node: Node) -> str | None:
     return None
 
 
-def _or(a, b):
+def _or(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
     if a is None:
         return b
     if b is None:
         return a
-    return a | b
+    both: np.ndarray = a | b
+    return both
 
 
-def _and_flag(mask, flag):
+def _and_flag(mask: np.ndarray, flag: np.ndarray | None) -> np.ndarray | None:
     """``flag`` where ``mask`` holds (the flag of an operand evaluated only there)."""
     if flag is None:
         return None
-    return mask & flag
+    where: np.ndarray = mask & flag
+    return where
 
 
 def truthy(column: Column) -> np.ndarray:
     """Python's truth value of each row of a column (NaN is true, ``""`` false)."""
     kind, values, _ = column
     if kind == _NUM:
-        return values != 0
+        nonzero: np.ndarray = values != 0
+        return nonzero
     return np.fromiter((len(s) > 0 for s in values), dtype=bool, count=len(values))
 
 
-def _inexact(values: np.ndarray):
+def _inexact(values: np.ndarray) -> np.ndarray | None:
     big = np.abs(values) >= EXACT_LIMIT
     return big if big.any() else None
 
 
-def integral(node: Node, atoms: Mapping, zero_only: bool = False) -> bool:
+def integral(node: Node, atoms: Mapping[str, Any], zero_only: bool = False) -> bool:
     """Whether ``node`` always gives a Python ``int`` or ``bool``, never a float
     (``zero_only``: whenever it gives zero, that zero is an int — true of every ``M``)."""
     if isinstance(node, Const):
@@ -148,7 +153,7 @@ def integral(node: Node, atoms: Mapping, zero_only: bool = False) -> bool:
     return False
 
 
-def signed_zeros(values: np.ndarray, flag, int_zero: bool):
+def signed_zeros(values: np.ndarray, flag: np.ndarray | None, int_zero: bool) -> tuple[np.ndarray, np.ndarray | None]:
     """Values and flag after an operation that may turn ``0`` into ``-0.0`` (``*``, unary
     ``-``, a combo's ``value * score``).
 
@@ -178,12 +183,12 @@ def build(node: Node) -> ColumnFn:
     if isinstance(node, Unary):
         inner = build(node.operand)
         if node.op == "not":
-            def negation(ctx):
+            def negation(ctx: BatchContext) -> Column:
                 column = inner(ctx)
                 return _NUM, (~truthy(column)).astype(np.float64), column[2]
             return negation
         if node.op == "-":
-            def minus(ctx):
+            def minus(ctx: BatchContext) -> Column:
                 _, values, flag = inner(ctx)
                 return _NUM, *signed_zeros(-values, flag, integral(node.operand, ctx.atoms, zero_only=True))
             return minus
@@ -202,12 +207,13 @@ def build(node: Node) -> ColumnFn:
 def _build_call(node: Call) -> ColumnFn:
     op, args = node.op, node.args
     if op in "TLQFS":
-        n = args[0].value
+        n = literal_value(args[0])
+        assert isinstance(n, (int, str))  # a blank's number or '*' (column_kind)
         if op == "T":
             return lambda ctx: ctx.blank(n)
         per_text = _BLANK_MEASURES[op]
 
-        def measure(ctx):
+        def measure(ctx: BatchContext) -> Column:
             key = (op, n, ctx.manual)
             if key not in ctx.cache:
                 if op == "Q" and n == "*":
@@ -228,16 +234,17 @@ def _build_call(node: Call) -> ColumnFn:
                     _, strings, flag = ctx.blank(n)
                     values = np.fromiter(map(per_text, strings), dtype=np.float64, count=ctx.n)
                     ctx.cache[key] = (_NUM, values, flag)
-            return ctx.cache[key]
+            measured: Column = ctx.cache[key]
+            return measured
 
         return measure
     if op in "GM":
-        atom_id = str(args[0].value)
+        atom_id = str(literal_value(args[0]))
         text = build(args[1])
         key = text_key(args[1])
         use_hits = op == "G"
 
-        def atom_call(ctx):
+        def atom_call(ctx: BatchContext) -> Column:
             found = ctx.found(atom_id, key)
             hits, values, flag = found if found is not None else ctx.atom(atom_id, key, text(ctx))
             return _NUM, hits if use_hits else values, flag
@@ -245,7 +252,7 @@ def _build_call(node: Call) -> ColumnFn:
         return atom_call
     parts = [build(arg) for arg in args]
     if op == "A":
-        def count(ctx):
+        def count(ctx: BatchContext) -> Column:
             total = np.zeros(ctx.n)
             flag = None
             for part in parts:
@@ -255,7 +262,7 @@ def _build_call(node: Call) -> ColumnFn:
             return _NUM, total, flag
         return count
     if op == "X":
-        def maximum(ctx):
+        def maximum(ctx: BatchContext) -> Column:
             _, best, flag = parts[0](ctx)
             for part in parts[1:]:
                 _, values, f = part(ctx)
@@ -266,7 +273,7 @@ def _build_call(node: Call) -> ColumnFn:
     # U(f, C): C if f >= C else f
     first, cap = parts
 
-    def upper(ctx):
+    def upper(ctx: BatchContext) -> Column:
         _, f, flag_f = first(ctx)
         _, c, flag_c = cap(ctx)
         return _NUM, np.where(f >= c, c, f), _or(flag_f, flag_c)
@@ -274,7 +281,7 @@ def _build_call(node: Call) -> ColumnFn:
     return upper
 
 
-def _blanks(answer):
+def _blanks(answer: Any) -> Any:
     """The blanks of a well-formed answer (a ``str`` is one blank)."""
     return (answer,) if type(answer) is str else answer
 
@@ -287,7 +294,7 @@ def _is_empty(text: str) -> bool:
     return text == "" or text == "null"
 
 
-def _number(text: str):
+def _number(text: str) -> float | int:
     return 0 if text == "null" else to_float(text)
 
 
@@ -295,7 +302,7 @@ def _size(text: str) -> int:
     return max(1, len(text))
 
 
-_BLANK_MEASURES = {"L": _cjk, "Q": _is_empty, "F": _number, "S": _size}
+_BLANK_MEASURES: dict[str, Callable[[str], Any]] = {"L": _cjk, "Q": _is_empty, "F": _number, "S": _size}
 
 
 def text_key(node: Node) -> Hashable:
@@ -303,13 +310,13 @@ def text_key(node: Node) -> Hashable:
     if isinstance(node, Const):
         return ("lit", node.value)
     if isinstance(node, Call):
-        return ("T", node.args[0].value)
+        return ("T", literal_value(node.args[0]))
     if isinstance(node, Arith):
         return ("cat", text_key(node.first), *(text_key(o) for _, o, _ in node.rest))
     return ("node", id(node))
 
 
-def built_over(trees: list[Node]) -> Callable[[BatchContext, int], "np.ndarray | None"] | None:
+def built_over(trees: list[Node]) -> Callable[[BatchContext, int], np.ndarray | None] | None:
     """A function ``f(ctx, limit)`` giving the answers for which the reference
     evaluator's string ``+`` over ``trees`` could build more than ``limit`` characters
     (``None``: no answer can); ``None`` when the trees join no strings.
@@ -323,7 +330,7 @@ def built_over(trees: list[Node]) -> Callable[[BatchContext, int], "np.ndarray |
     if not joins:
         return None
 
-    def built(length) -> object:
+    def built(length: Callable[[Node], Any]) -> Any:
         total = 0
         for node in joins:
             size = length(node.first)
@@ -332,23 +339,27 @@ def built_over(trees: list[Node]) -> Callable[[BatchContext, int], "np.ndarray |
                 total = total + size
         return total
 
-    def over(ctx, limit: int):
+    def over(ctx: BatchContext, limit: int) -> np.ndarray | None:
         if built(lambda node: _length(node, ctx, True)) <= limit:
             return None
-        return built(lambda node: _length(node, ctx, False)) > limit
+        over_limit: np.ndarray = built(lambda node: _length(node, ctx, False)) > limit
+        return over_limit
 
     return over
 
 
-def _length(node: Node, ctx, batch: bool):
+def _length(node: Node, ctx: BatchContext, batch: bool) -> Any:
     """The length of a string expression: per answer (at most, for ``and``/``or``/``if``),
     or with ``batch`` a bound of every answer's, from the sums of the blanks' lengths."""
     if isinstance(node, Const):
-        return len(node.value) if batch else np.full(ctx.n, float(len(node.value)))
+        text = str(node.value)  # a string expression's constant is a str
+        return len(text) if batch else np.full(ctx.n, float(len(text)))
     if isinstance(node, Call):  # T(n)
-        key = ("chars" if batch else "len", node.args[0].value)
+        blank = literal_value(node.args[0])
+        assert isinstance(blank, (int, str))
+        key = ("chars" if batch else "len", blank)
         if key not in ctx.cache:
-            strings = ctx.blank(node.args[0].value)[1]
+            strings = ctx.blank(blank)[1]
             lengths = map(len, strings)
             ctx.cache[key] = sum(lengths) if batch else np.fromiter(lengths, dtype=np.float64, count=ctx.n)
         return ctx.cache[key]
@@ -357,7 +368,8 @@ def _length(node: Node, ctx, batch: bool):
         for _, operand, _ in node.rest:
             size = size + _length(operand, ctx, batch)
         return size
-    operands = node.operands if isinstance(node, BoolOp) else (node.then, node.orelse) if isinstance(node, IfExp) else ()
+    operands = (node.operands if isinstance(node, BoolOp)
+                else (node.then, node.orelse) if isinstance(node, IfExp) else ())
     if not operands:
         return np.inf if batch else np.full(ctx.n, np.inf)
     sizes = [_length(o, ctx, batch) for o in operands]
@@ -368,7 +380,7 @@ def _build_arith(node: Arith) -> ColumnFn:
     first = build(node.first)
     rest = [(op, build(operand)) for op, operand, _ in node.rest]
     if column_kind(node) == _STR:
-        def concat(ctx):
+        def concat(ctx: BatchContext) -> Column:
             _, values, flag = first(ctx)
             for _, part in rest:
                 _, more, f = part(ctx)
@@ -385,7 +397,7 @@ def _build_arith(node: Arith) -> ColumnFn:
             return _STR, values, flag
         return concat
 
-    def arith(ctx):
+    def arith(ctx: BatchContext) -> Column:
         _, acc, flag = first(ctx)
         for op, part in rest:
             _, values, f = part(ctx)
@@ -412,7 +424,8 @@ def _compare_columns(op: str, left: Column, right: Column) -> np.ndarray:
     lk, lv, _ = left
     rk, rv, _ = right
     if lk == _NUM and rk == _NUM:
-        return _COMPARE[op](lv, rv)
+        compared: np.ndarray = _COMPARE[op](lv, rv)
+        return compared
     if lk != rk:  # a string and a number are never equal
         return np.full(len(lv), op == "!=")
     test = _COMPARE[op]
@@ -423,7 +436,7 @@ def _build_compare(node: Compare) -> ColumnFn:
     first = build(node.first)
     rest = [(op, build(operand)) for op, operand, _ in node.rest]
 
-    def compare(ctx):
+    def compare(ctx: BatchContext) -> Column:
         left = first(ctx)
         flag = left[2]
         active = None  # rows where the chain is still being evaluated
@@ -433,12 +446,13 @@ def _build_compare(node: Compare) -> ColumnFn:
             result = _compare_columns(op, left, right)
             active = result if active is None else active & result
             left = right
+        assert active is not None  # a comparison has at least one operator
         return _NUM, active.astype(np.float64), flag
 
     return compare
 
 
-def _select(mask: np.ndarray, kind: str, when_true, when_false):
+def _select(mask: np.ndarray, kind: str | None, when_true: Any, when_false: Any) -> Any:
     if kind == _NUM:
         return np.where(mask, when_true, when_false)
     return [a if m else b for m, a, b in zip(mask, when_true, when_false)]
@@ -449,7 +463,7 @@ def _build_boolop(node: BoolOp) -> ColumnFn:
     kind = column_kind(node)
     conjunction = node.op == "and"
 
-    def boolop(ctx):
+    def boolop(ctx: BatchContext) -> Column:
         columns = [part(ctx) for part in parts]
         _, values, flag = columns[-1]
         for column in reversed(columns[:-1]):
@@ -457,6 +471,7 @@ def _build_boolop(node: BoolOp) -> ColumnFn:
             goes_on = true if conjunction else ~true  # rows that evaluate the next operand
             values = _select(goes_on, kind, values, column[1])
             flag = _or(column[2], _and_flag(goes_on, flag))
+        assert kind is not None  # build() takes what column_kind accepts
         return kind, values, flag
 
     return boolop
@@ -466,18 +481,45 @@ def _build_ifexp(node: IfExp) -> ColumnFn:
     then, cond, orelse = build(node.then), build(node.cond), build(node.orelse)
     kind = column_kind(node)
 
-    def ifexp(ctx):
+    def ifexp(ctx: BatchContext) -> Column:
         condition = cond(ctx)
         true = truthy(condition)
         a, b = then(ctx), orelse(ctx)
         flag = _or(condition[2], _or(_and_flag(true, a[2]), _and_flag(~true, b[2])))
+        assert kind is not None  # build() takes what column_kind accepts
         return kind, _select(true, kind, a[1], b[1]), flag
 
     return ifexp
 
 
 # -- a rule's combos over one chunk -------------------------------------------------------
-def run(plan, answers, view=None, longest: int | None = None) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
+class CombosPlan(Protocol):
+    """What :func:`run` reads of a :class:`~coscore.engine.plan.ColumnarPlan` (a protocol:
+    plan.py is built on this module): each combo as ``(id, column function, score, mode,
+    int zero)``, how they are totalled, the atoms, the budgets and what bounds them."""
+
+    @property
+    def combos(self) -> list[tuple[str, ColumnFn, float, str, bool]]: ...
+    @property
+    def combo_mode(self) -> str: ...
+    @property
+    def atoms(self) -> Mapping[str, Any]: ...
+    @property
+    def manual(self) -> bool: ...
+    @property
+    def kernel_texts(self) -> bool: ...
+    @property
+    def groups(self) -> Mapping[tuple[str, Hashable], Any]: ...
+    @property
+    def call_sites(self) -> Mapping[tuple[str, Hashable], int]: ...
+    @property
+    def limits(self) -> Limits: ...
+    @property
+    def built_over(self) -> Callable[[BatchContext, int], np.ndarray | None] | None: ...
+
+
+def run(plan: CombosPlan, answers: Any, view: int | str | None = None,
+        longest: int | None = None) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
     """Totals, combo results and flags of a :class:`~coscore.engine.plan.ColumnarPlan`
     ``plan`` for distinct, well-formed answers.
 
@@ -539,12 +581,12 @@ def run(plan, answers, view=None, longest: int | None = None) -> tuple[np.ndarra
     return total, results, flag
 
 
-def _context(plan, answers, view, longest: int | None) -> BatchContext:
+def _context(plan: CombosPlan, answers: Any, view: int | str | None, longest: int | None) -> BatchContext:
     return BatchContext(answers, plan.atoms, plan.manual, view, plan.groups, plan.limits, plan.call_sites, longest)
 
 
 def _flag_inexact(values: np.ndarray, flag: np.ndarray) -> None:
     """Flag the rows of ``values`` at or beyond :data:`EXACT_LIMIT` in magnitude (two
     reductions when none is, the usual case; NaN is never flagged here)."""
-    if not (values.size and -EXACT_LIMIT < values.min() and values.max() < EXACT_LIMIT):
+    if not (values.size and values.min() > -EXACT_LIMIT and values.max() < EXACT_LIMIT):
         flag |= np.abs(values) >= EXACT_LIMIT

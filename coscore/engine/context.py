@@ -9,7 +9,8 @@ the evaluator back: the evaluator hands it the strings an atom reads.
 """
 from __future__ import annotations
 
-from typing import Hashable, Mapping
+from collections.abc import Hashable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from ..limits import DEFAULT_LIMITS, Limits
 
 #: A column: ``(kind, values, flag)``, kind ``"num"`` (a float64 array) or ``"str"`` (a
 #: list of ``str``), ``flag`` the rows whose value the columnar path cannot vouch for.
-Column = tuple
+Column = tuple[str, Any, "np.ndarray | None"]
 
 
 class BlankTexts:
@@ -28,9 +29,9 @@ class BlankTexts:
     blank's distinct texts (a ``Texts``), each answer's position among them, and the
     answers without that blank (``None``: none)."""
 
-    __slots__ = ("n", "blanks")
+    __slots__ = ("blanks", "n")
 
-    def __init__(self, n: int, blanks: dict):
+    def __init__(self, n: int, blanks: dict[Any, tuple[Any, np.ndarray, np.ndarray | None]]) -> None:
         self.n = n
         self.blanks = blanks
 
@@ -61,8 +62,9 @@ class BatchContext:
     nothing to find for the rule's own text.
     """
 
-    def __init__(self, answers: list, atoms: Mapping, manual: bool, view=None, groups: Mapping | None = None,
-                 limits: Limits = DEFAULT_LIMITS, call_sites: Mapping | None = None, longest: int | None = None):
+    def __init__(self, answers: Any, atoms: Mapping[str, Any], manual: bool, view: int | str | None = None,
+                 groups: Mapping[tuple[str, Hashable], Any] | None = None, limits: Limits = DEFAULT_LIMITS,
+                 call_sites: Mapping[tuple[str, Hashable], int] | None = None, longest: int | None = None) -> None:
         self.answers = answers
         self.n = len(answers)
         self.atoms = atoms
@@ -74,9 +76,9 @@ class BatchContext:
         # per answer once some answer may be over the work budget; until then a bound for all
         self.work: np.ndarray | None = None
         self._work_bound = 0.0
-        self._charges: list = []
+        self._charges: list[tuple[Any, np.ndarray | None, Hashable, int]] = []
         self._longest = longest if view is not None else None
-        self.cache: dict = {}
+        self.cache: dict[Hashable, Any] = {}
         if isinstance(answers, BlankTexts):
             for name, (texts, index, flag) in answers.blanks.items():
                 self.cache[("T", name)] = ("str", texts, flag)  # read only as the key of its distinct texts
@@ -87,7 +89,7 @@ class BatchContext:
                 self.cache[("T", name)] = ("str", answers, None)
                 self.cache[("distinct", ("T", name))] = (answers, None)
 
-    def blank(self, n) -> Column:
+    def blank(self, n: int | str) -> Column:
         """``T(n)`` as a column; answers without blank ``n`` are flagged."""
         key = ("T", n)
         column = self.cache.get(key)
@@ -95,23 +97,27 @@ class BatchContext:
             if n == "*":
                 column = ("str", joined_column(self.answers), None)
             else:
+                assert isinstance(n, int)  # a blank is named by an int or '*' (column_kind)
                 column = ("str", *blank_column(self.answers, n))
             self.cache[key] = column
-        return column
+        result: Column = column
+        return result
 
-    def distinct(self, text_key, strings: list) -> tuple[list, np.ndarray | None]:
+    def distinct(self, text_key: Hashable, strings: Any) -> tuple[Any, np.ndarray | None]:
         """The distinct strings of a text column and each row's position among them
         (``None``: the strings are distinct already, row ``i`` is string ``i``)."""
         key = ("distinct", text_key)
         found = self.cache.get(key)
         if found is None:
             found = self.cache[key] = dedup_strings(strings)
-        return found
+        distinct: tuple[Any, np.ndarray | None] = found
+        return distinct
 
     def found(self, atom_id: str, text_key: Hashable) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
         """What :meth:`atom` gave for this atom on this text already (it, or the SM atom
         scanned with it), else ``None``."""
-        return self.cache.get(("atom", atom_id, text_key))
+        found: tuple[np.ndarray, np.ndarray, np.ndarray | None] | None = self.cache.get(("atom", atom_id, text_key))
+        return found
 
     def atom(self, atom_id: str, text_key: Hashable, text: Column) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """``(hits, values, flag)`` of an atom over the string column ``text``, which
@@ -143,9 +149,10 @@ class BatchContext:
                     hits, values = hits[index], values[index]
                 self.cache[("atom", found_id, text_key)] = (hits.astype(np.float64), values, flag)
             result = self.cache[key]
-        return result
+        scanned: tuple[np.ndarray, np.ndarray, np.ndarray | None] = result
+        return scanned
 
-    def _sizes(self, text_key, texts) -> np.ndarray:
+    def _sizes(self, text_key: Hashable, texts: Any) -> np.ndarray:
         """Each distinct text's length + 1: what one call on it costs per unit of work."""
         sizes = self.cache.get(("sizes", text_key))
         if sizes is None:
@@ -154,10 +161,11 @@ class BatchContext:
             else:
                 lengths = np.fromiter(map(len, texts), np.float64, len(texts))
             sizes = self.cache[("sizes", text_key)] = lengths + 1.0
-        return sizes
+        found: np.ndarray = sizes
+        return found
 
-    def _affordable(self, texts: list, index: np.ndarray | None, text_key, chars: int,
-                    per_char: int) -> tuple[list, np.ndarray | None]:
+    def _affordable(self, texts: Any, index: np.ndarray | None, text_key: Hashable, chars: int,
+                    per_char: int) -> tuple[Any, np.ndarray | None]:
         """``texts`` with ``""`` in place of each one not worth scanning (one call over the
         whole work budget, or only answers over it already), and which those are."""
         limit = self.limits.max_work
@@ -174,7 +182,7 @@ class BatchContext:
             return texts, None
         return ["" if s else d for d, s in zip(texts, skip.tolist())], skip
 
-    def _charge(self, texts: list, index: np.ndarray | None, text_key, chars: int, per_char: int) -> None:
+    def _charge(self, texts: Any, index: np.ndarray | None, text_key: Hashable, chars: int, per_char: int) -> None:
         """Add a call's work on each distinct text (its length + 1, times ``per_char``) to
         its answers' work; while ``chars`` (a bound of each text's) keep every answer under
         the budget, only their sum is kept."""

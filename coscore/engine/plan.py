@@ -9,14 +9,15 @@ whole columns, a :class:`ColumnarPlan`: the combos built as column functions
 from __future__ import annotations
 
 from collections import Counter
-from typing import Mapping
+from collections.abc import Hashable, Mapping
+from typing import Any
 
 from .. import atoms as _atoms
 from ..expr.evaluate import compile_tree
-from ..expr.nodes import ATOM_OPERATORS, BLANK_OPERATORS, Call, Const, Node, walk
+from ..expr.nodes import ATOM_OPERATORS, BLANK_OPERATORS, Call, Const, Node, Value, literal_value, walk
 from ..expr.reads import BlankNeed, blank_need
 from ..limits import DEFAULT_LIMITS, Limits
-from ..spec import RuleSpec
+from ..spec import ComboSpec, RuleSpec
 from .columnar import build, built_over, column_kind, integral, text_key
 
 
@@ -47,12 +48,12 @@ class Plan:
         self.columnar: ColumnarPlan | None = ColumnarPlan(spec, self.atoms, limits) if vectorised else None
 
     @property
-    def key(self):
+    def key(self) -> int | str | None:
         """The one text the rule reads (see :attr:`ColumnarPlan.key`), else ``None``."""
         return self.columnar.key if self.columnar is not None else None
 
     @property
-    def keys(self):
+    def keys(self) -> tuple[int | str, ...] | None:
         """The blanks the rule reads through the kernels only (see :attr:`ColumnarPlan.keys`), else ``None``."""
         return self.columnar.keys if self.columnar is not None else None
 
@@ -64,7 +65,7 @@ class Plan:
         read = (self.key,) if self.key is not None else self.keys
         if read is None or not all(type(b) is int and b >= 0 for b in read):
             return None
-        return frozenset(read)
+        return frozenset(b for b in read if isinstance(b, int))  # all are (above)
 
 
 def plan(spec: RuleSpec, limits: Limits = DEFAULT_LIMITS) -> Plan:
@@ -100,7 +101,7 @@ class ColumnarPlan:
         self.combos = [(c.id, build(c.tree), float(c.score), c.mode, _int_zero(c, atoms)) for c in spec.combos]
         self.groups = substring_groups([c.tree for c in spec.combos], atoms)
         reads = {
-            (node.op, node.args[0].value)
+            (node.op, _blank(node))
             for c in spec.combos
             for node in walk(c.tree)
             if isinstance(node, Call) and node.op in BLANK_OPERATORS
@@ -114,17 +115,25 @@ class ColumnarPlan:
             else None
 
 
-def _call_sites(spec: RuleSpec) -> Counter:
+def _blank(call: Call) -> int | str:
+    """The blank a ``T``/``L``/``Q``/``F``/``S`` call names: an int or ``'*'`` (a columnar
+    plan is made only when :func:`.columnar.column_kind` let no other through)."""
+    name = literal_value(call.args[0])
+    assert isinstance(name, (int, str))
+    return name
+
+
+def _call_sites(spec: RuleSpec) -> Counter[tuple[str, Hashable]]:
     """How many ``G``/``M`` calls of the rule name each ``(atom id, text key)``."""
     return Counter(
-        (str(node.args[0].value), text_key(node.args[1]))
+        (str(literal_value(node.args[0])), text_key(node.args[1]))
         for c in spec.combos
         for node in walk(c.tree)
         if isinstance(node, Call) and node.op in "GM"
     )
 
 
-def _int_zero(combo, atoms) -> bool:
+def _int_zero(combo: ComboSpec, atoms: Mapping[str, _atoms.Atom]) -> bool:
     """Whether a zero of the value-mode result ``expression * score`` is Python's int ``0``
     (an int score times an int expression; or a nonzero one times an expression whose
     zeros are ints), so that ``-0.0`` there means ``0.0`` (see :func:`.columnar.signed_zeros`)."""
@@ -156,7 +165,7 @@ def _shared_atom_calls(spec: RuleSpec) -> bool:
     """Whether two ``G``/``M`` calls name different atoms with equal ids (``1`` and ``1.0``,
     ``True``): the reference path's per-answer atom cache, keyed by ``(id, text)`` as the
     original's, gives the second the first one's result, which depends on evaluation order."""
-    names: dict = {}
+    names: dict[Value, set[str]] = {}
     for c in spec.combos:
         for node in walk(c.tree):
             if isinstance(node, Call) and node.op in "GM" and isinstance(node.args[0], Const):
@@ -164,17 +173,17 @@ def _shared_atom_calls(spec: RuleSpec) -> bool:
     return any(len(spelled) > 1 for spelled in names.values())
 
 
-def substring_groups(trees: list[Node], atoms: Mapping) -> dict:
+def substring_groups(trees: list[Node], atoms: Mapping[str, _atoms.Atom]) -> dict[tuple[str, Hashable], Any]:
     """``{(atom id, text key): SubstringGroup}`` for the SM atoms that ``trees`` call on
     the same text (two or more per text, whose options fit one bit-parallel scan)."""
-    by_text: dict = {}
+    by_text: dict[Hashable, dict[str, _atoms.SubstringMatch]] = {}
     for tree in trees:
         for node in walk(tree):
             if isinstance(node, Call) and node.op in "GM":
-                atom = atoms.get(str(node.args[0].value))
-                if atom is not None and atom.kind == "SM":
+                atom = atoms.get(str(literal_value(node.args[0])))
+                if isinstance(atom, _atoms.SubstringMatch):  # kind SM
                     by_text.setdefault(text_key(node.args[1]), {})[atom.id] = atom
-    groups = {}
+    groups: dict[tuple[str, Hashable], Any] = {}
     for key, found in by_text.items():
         if len(found) > 1:
             group = _atoms.SubstringGroup(list(found.values()))

@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 import threading
 import weakref
-from typing import Callable, Iterable, Sequence, Union
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from ..diagnostics import shorten
 from ..expr.evaluate import Answer, OperandError, combo_result, compile_tree, total
@@ -22,10 +23,11 @@ from ..results import AtomCall, Outcome, failure_message
 from .plan import Plan
 
 #: An answer: its blanks, or one string for a one-blank answer.
-AnswerLike = Union[Sequence[str], str]
+AnswerLike = Sequence[str] | str
 
 
-def evaluate(plan: Plan, blanks: list, results: list, trace: list | None = None, add=None):
+def evaluate(plan: Plan, blanks: list[Any], results: list[Any], trace: list[Any] | None = None,
+             add: Callable[[list[Any]], Any] | None = None) -> Any:
     """The raw total (Python int/float, as the original engine) of one answer.
 
     Appends each combo's raw result to ``results`` as it completes, so after an
@@ -42,7 +44,7 @@ def evaluate(plan: Plan, blanks: list, results: list, trace: list | None = None,
     return total(results, plan.combo_mode, add)
 
 
-def score_one(plan: Plan, answer: AnswerLike, trace: list | None = None) -> Outcome:
+def score_one(plan: Plan, answer: AnswerLike, trace: list[Any] | None = None) -> Outcome:
     """One answer's :class:`~coscore.results.Outcome` by the reference evaluator; its
     failure is its ``error``, never an exception."""
     blanks = answer_blanks(answer)
@@ -51,11 +53,11 @@ def score_one(plan: Plan, answer: AnswerLike, trace: list | None = None) -> Outc
     return score_blanks(plan, blanks, trace)
 
 
-def score_blanks(plan: Plan, blanks: list, trace: list | None = None) -> Outcome:
+def score_blanks(plan: Plan, blanks: list[Any], trace: list[Any] | None = None) -> Outcome:
     """:func:`score_one` of an answer whose blanks :func:`answer_blanks` has taken. The
     error quotes what failed, shortened (:func:`coscore.diagnostics.shorten`): a message
     that quotes a long blank stays one short line."""
-    results: list = []
+    results: list[Any] = []
     try:
         value = evaluate(plan, blanks, results, trace)
     except Exception as exc:  # one answer's failure never escapes
@@ -69,11 +71,12 @@ def score_blanks(plan: Plan, blanks: list, trace: list | None = None) -> Outcome
 
 #: Each plan's combos compiled to explain an operator's failure (``compile_tree(…, explain=True)``),
 #: made the first time one of its answers fails so.
-_EXPLAINING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_EXPLAINING: weakref.WeakKeyDictionary[Plan, tuple[list[tuple[Any, float, str]], dict[Any, str]]] = \
+    weakref.WeakKeyDictionary()
 _EXPLAINING_LOCK = threading.Lock()
 
 
-def _explained(plan: Plan, blanks: list, index: int, exc: TypeError) -> Exception:
+def _explained(plan: Plan, blanks: list[Any], index: int, exc: TypeError) -> Exception:
     """``exc``, which combo ``index`` raised on ``blanks``, worded in the rule's terms when
     an operator of the rule failed (:func:`coscore.expr.failures.reason`: ``cannot compare
     text with a number ('>' between T(0), a text, and 3)``); else ``exc`` itself. The
@@ -107,14 +110,14 @@ def _explained(plan: Plan, blanks: list, index: int, exc: TypeError) -> Exceptio
     return exc
 
 
-def _kinds(values: tuple) -> tuple:
+def _kinds(values: tuple[Any, ...]) -> tuple[Any, ...]:
     """The types of an operator's operands (``X`` gets one list of them)."""
     return tuple(tuple(map(type, v)) if type(v) is list else type(v) for v in values)
 
 
 def trace(plan: Plan, answer: AnswerLike) -> tuple[Outcome, list[AtomCall]]:
     """Score one answer and list every atom call made, in evaluation order."""
-    events: list = []
+    events: list[Any] = []
     outcome = score_one(plan, answer, events)
     calls: list[AtomCall] = []
     combo = plan.combo_ids[0] if plan.combo_ids else ""
@@ -131,7 +134,7 @@ def score_flagged(plan: Plan, rows: Iterable[int], answer_at: Callable[[int], An
     """Score answers ``rows`` of a chunk one by one (``answer_at(i)`` gives answer ``i``)
     and ``put(i, outcome)`` each: answers of exact strings that are alike share one
     outcome, scored once (see :func:`_shared_key`)."""
-    seen: dict = {}
+    seen: dict[tuple[Any, ...], Outcome] = {}
     refusals: dict[str, Outcome] = {}
     for i in rows:
         # validated and normalised first: only answers of exact strings share an outcome
@@ -152,7 +155,7 @@ def score_flagged(plan: Plan, rows: Iterable[int], answer_at: Callable[[int], An
         put(i, outcome)
 
 
-def answer_blanks(answer: object) -> list | None:
+def answer_blanks(answer: object) -> list[Any] | None:
     """The blanks of an answer as a new list: a ``str`` is one blank, a list or tuple
     (subclasses too) holds them; ``None`` for anything else (see :func:`refused`).
 
@@ -175,7 +178,7 @@ def refused(kind: str) -> Outcome:
     return Outcome(None, {}, f"answer: an answer is a list of blanks or a string, not {shorten(kind, 100)}")
 
 
-def _shared_key(blanks: list) -> tuple | None:
+def _shared_key(blanks: list[Any]) -> tuple[Any, ...] | None:
     """The key under which answers with these blanks share one outcome in a chunk: the
     blanks themselves when every one is an exact ``str`` (``"a"``, ``["a"]`` and
     ``("a",)`` score alike); ``(type, value)`` in place of an ``int``, ``bool`` or
@@ -186,7 +189,7 @@ def _shared_key(blanks: list) -> tuple | None:
             break
     else:
         return tuple(blanks)
-    key = []
+    key: list[Any] = []
     for blank in blanks:
         kind = type(blank)
         if kind is str:
@@ -198,7 +201,7 @@ def _shared_key(blanks: list) -> tuple | None:
     return tuple(key)
 
 
-def _as_float(value) -> float:
+def _as_float(value: Any) -> float:
     try:
         return float(value)
     except OverflowError:

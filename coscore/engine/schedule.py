@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Iterable, Iterator, TypeVar
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, TypeVar
 
 from .._fast import tune_malloc
 
@@ -44,7 +45,7 @@ def in_order(items: Iterable[T], run: Callable[[T], R], threads: int) -> Iterato
             yield run(item)
         return
     with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="coscore-score") as pool:
-        pending: deque = deque()
+        pending: deque[Future[Any]] = deque()
         try:
             for item in items:
                 pending.append(pool.submit(run, item))

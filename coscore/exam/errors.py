@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..diagnostics import Severity
+from ..errors import CoscoreError
 
 __all__ = ["DICT_SOURCE", "ExamError", "ExamProblem"]
 
@@ -45,7 +46,7 @@ class ExamProblem:
         return {"where": self.where, "message": self.message, "line": self.line, "severity": self.severity}
 
 
-class ExamError(ValueError):
+class ExamError(CoscoreError, ValueError):
     """An exam that cannot be used: ``problems`` lists every problem found (errors, and the
     warnings found with them); ``source`` is the exam file, or ``"<exam>"`` for a mapping.
 

@@ -21,12 +21,13 @@ import re
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from json.decoder import scanstring
-from typing import Any, Literal
+from json.decoder import scanstring  # type: ignore[attr-defined]  # not in typeshed
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 
 from ..diagnostics import shorten
+from ..errors import CoscoreError
 from .detect import MAX_BYTES
 from .errors import ExamProblem
 
@@ -153,7 +154,7 @@ _ALLOWED_TAGS = {
 _CONSTRUCT = yaml.constructor.SafeConstructor()
 
 
-class _TooDeep(Exception):
+class _TooDeep(CoscoreError):
     """The document nests deeper than :data:`MAX_DEPTH` (at ``line``)."""
 
     def __init__(self, line: int) -> None:
@@ -161,7 +162,7 @@ class _TooDeep(Exception):
         self.line = line
 
 
-class _TooMany(Exception):
+class _TooMany(CoscoreError):
     """The document holds more than :data:`MAX_VALUES` values (the one at ``line`` is over)."""
 
     def __init__(self, line: int) -> None:
@@ -169,7 +170,14 @@ class _TooMany(Exception):
         self.line = line
 
 
-class _Composing:
+if TYPE_CHECKING:  # what _Composing takes from the loader it is mixed into
+    class _LoaderParts(yaml.parser.Parser, yaml.composer.Composer, yaml.resolver.BaseResolver):
+        ...
+else:
+    _LoaderParts = object
+
+
+class _Composing(_LoaderParts):
     """PyYAML's composer, refusing what an exam file may not hold: an anchor, an alias or
     an explicit tag outside YAML's core types is a problem (an alias is read as null, no
     anchor is registered: no node is ever shared, so no "billion laughs"), nesting is
@@ -208,12 +216,14 @@ class _Composing:
         if self.values > MAX_VALUES:
             raise _TooMany(line)
         self.descend_resolver(parent, index)
+        no_anchor: Any = None  # none is ever registered (above)
+        node: yaml.Node
         if self.check_event(yaml.ScalarEvent):
-            node = self.compose_scalar_node(None)
+            node = self.compose_scalar_node(no_anchor)
         elif self.check_event(yaml.SequenceStartEvent):
-            node = self.compose_sequence_node(None)
+            node = self.compose_sequence_node(no_anchor)
         else:
-            node = self.compose_mapping_node(None)
+            node = self.compose_mapping_node(no_anchor)
         self.ascend_resolver()
         self.depth -= 1
         return node
@@ -227,10 +237,9 @@ class _ExamLoader(_Composing, yaml.SafeLoader):
         self._start()
 
 
-try:   # libyaml: its scanner and parser, five times as fast; the same composer
-    from yaml.cyaml import CParser
-except ImportError:
-    CParser = None
+# libyaml: its scanner and parser, five times as fast; the same composer (PyYAML offers
+# CParser only when it was built with libyaml)
+CParser: Any = getattr(yaml, "CParser", None)
 
 _FastExamLoader: type | None = None
 if CParser is not None:
@@ -286,8 +295,8 @@ def parse_yaml(text: str) -> Parsed:
             loader.dispose()
     problems = list(loader.refused)
     if node is None:
-        return Parsed(None, problems + [ExamProblem("", "empty: an exam file is a mapping with items "
-                                                        "(see docs/exams.md)")])
+        return Parsed(None, [*problems, ExamProblem("", "empty: an exam file is a mapping with items "
+                                                       "(see docs/exams.md)")])
     return Parsed(_from_yaml(node, problems), problems)
 
 
@@ -314,6 +323,7 @@ def _from_yaml(node: yaml.Node, problems: list[ExamProblem]) -> Located:
         return Located("map", tuple(pairs), line)
     if isinstance(node, yaml.SequenceNode):
         return Located("list", tuple(_from_yaml(element, problems) for element in node.value), line)
+    assert isinstance(node, yaml.ScalarNode)  # a composed node is one of the three
     return _yaml_scalar(node, line, problems)
 
 
@@ -347,7 +357,7 @@ _CONSTANTS: dict[str, tuple[Kind, object]] = {
 }
 
 
-class _JsonSyntax(Exception):
+class _JsonSyntax(CoscoreError):
     """Text that is not JSON, at character ``position``."""
 
     def __init__(self, message: str, position: int) -> None:
@@ -372,7 +382,7 @@ class _JsonScanner:
         return position - (self.text.rfind("\n", 0, position) + 1) + 1
 
     def skip(self, position: int) -> int:
-        return _SPACE.match(self.text, position).end()  # type: ignore[union-attr] - always matches
+        return _SPACE.match(self.text, position).end()  # type: ignore[union-attr]  # always matches
 
     def document(self) -> Located:
         position = self.skip(0)

@@ -309,7 +309,7 @@ class _Walk:
     def rule(self, item: ItemDraft, node: Located) -> None:
         where = f"{item.where}.rule"
         if node.kind == "map":
-            item.rule, item.rule_node = plain(node), node  # type: ignore[assignment] - a mapping's plain is a dict
+            item.rule, item.rule_node = plain(node), node  # type: ignore[assignment]  # a mapping's plain is a dict
             return
         if node.kind == "other" and isinstance(node.value, os.PathLike) and isinstance(os.fspath(node.value), str):
             written: str | None = os.fspath(node.value)
@@ -377,7 +377,7 @@ class _Walk:
             self.problem(where, f"must be a number (0 or more), not {kind_name(node)}", node.line)
             return
         try:
-            value = float(node.value)  # type: ignore[arg-type] - a number
+            value = float(node.value)  # type: ignore[arg-type]  # a number
         except OverflowError:
             value = math.inf
         if not math.isfinite(value):

@@ -12,11 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..errors import PatternError
+
 _UNSUPPORTED = "?[]"
-
-
-class PatternError(ValueError):
-    """A pattern cannot be parsed (unbalanced braces, unsupported syntax, …)."""
 
 
 @dataclass(frozen=True)

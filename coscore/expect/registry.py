@@ -145,8 +145,8 @@ class _Parser:
         scoped: list[Entry] = []
         for key, key_node, value in self._items(node, path):
             if key.startswith(_SCOPE_PREFIXES):
-                scope = self._pattern(key, path + [key], key_node)
-                scoped.append(Entry(rules, scope, self._expectation(value, path + [key])))
+                scope = self._pattern(key, [*path, key], key_node)
+                scoped.append(Entry(rules, scope, self._expectation(value, [*path, key])))
             else:
                 own.append((key, key_node, value))
         entries = [Entry(rules, None, self._object(own, node, path))] if own else []
@@ -172,10 +172,11 @@ class _Parser:
         checks: dict[str, Any] = {}
         written: dict[str, Any] = {}
         for key, key_node, value_node in items:
-            where = path + [key]
+            where = [*path, key]
             name = ALIASES.get(key, key)
             if name not in EXPECTATION_KEYS:
-                hint = " (test case patterns go directly under a rule pattern)" if key.startswith(_SCOPE_PREFIXES) else ""
+                hint = (" (test case patterns go directly under a rule pattern)"
+                        if key.startswith(_SCOPE_PREFIXES) else "")
                 self._fail(where, f"unknown key{hint}; allowed: {', '.join(EXPECTATION_KEYS)}", key_node)
             if name in checks:
                 self._fail(where, f"{name} is given twice (both spellings of a verdict key mean the same)", key_node)
@@ -237,9 +238,9 @@ class _Parser:
         for key_node, value_node in node.value:
             key = self._value(key_node)
             if not isinstance(key, str):
-                self._fail(path + [str(key)], "keys must be strings (quote them)", key_node)
+                self._fail([*path, str(key)], "keys must be strings (quote them)", key_node)
             if key in seen:
-                self._fail(path + [key], "duplicate key", key_node)
+                self._fail([*path, key], "duplicate key", key_node)
             seen.add(key)
             items.append((key, key_node, value_node))
         return items

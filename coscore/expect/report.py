@@ -22,7 +22,7 @@ class ExpectationReport(Checked):
     checks: tuple[CheckResult, ...]
 
     @property
-    def failures(self) -> list[str]:
+    def failures(self) -> list[str]:  # type: ignore[override]  # Checked names the attribute; this works it out
         """``<why> (<key>; <expectation>)`` for every reason a check fails."""
         return [f"{why} ({check.key}; {self.entry.label})" for check in self.checks for why in check.failures]
 
@@ -49,7 +49,7 @@ class RuleReport(Checked):
     compile_error: str | None = None
 
     @property
-    def failures(self) -> list[str]:
+    def failures(self) -> list[str]:  # type: ignore[override]  # Checked names the attribute; this works it out
         """Every reason an expectation fails, over all expectations."""
         return [line for expectation in self.expectations for line in expectation.failures]
 

@@ -16,9 +16,7 @@ from typing import Any
 
 import yaml
 
-from ..io import MISSING, InputError
-from ..io.delimited import DelimitedReader
-from ..io.jsonl import JsonlReader
+from ..io import MISSING, DelimitedReader, InputError, JsonlReader
 from .errors import SuiteError
 from .registry import Registry, SuiteType, load_registry
 from .yamlfile import compose, read_text
@@ -214,7 +212,8 @@ def _jsonl_row(obj: dict[str, Any], rel: str, line: int) -> _Row:
     mark = obj.get("mark")
     if mark is not None and (isinstance(mark, bool) or not isinstance(mark, (int, float))):
         raise SuiteError(rel, "mark", f"must be a number or null, not {mark!r}", line)
-    return (None if row_id is None else _id(str(row_id), rel, line), tuple(answer), None if mark is None else float(mark), line)
+    return (None if row_id is None else _id(str(row_id), rel, line), tuple(answer),
+            None if mark is None else float(mark), line)
 
 
 def _id(text: str, rel: str, line: int) -> str:

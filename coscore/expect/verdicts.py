@@ -35,7 +35,7 @@ class Result:
 
     def describe(self, time_limit: float | None = None) -> str:
         """``secret/mixed/m02: WA, expected 2, got 0`` — why this result is what it is."""
-        parts = [self.verdict]
+        parts: list[str] = [self.verdict]
         if self.verdict == "TLE":
             limit = "" if time_limit is None else f" (time limit {fmt_number(time_limit)} s)"
             parts.append(f"took {self.time:.3g} s{limit}")

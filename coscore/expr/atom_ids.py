@@ -11,7 +11,7 @@ from collections.abc import Collection
 from typing import Any
 
 from ..diagnostics import shorten
-from .evaluate import compile_tree
+from .evaluate import constant_value
 from .nodes import Call, IfExp, Node, walk
 
 #: The operators that read the answer (a value built from one depends on it).
@@ -42,6 +42,6 @@ def constant_values(node: Node) -> list[Any] | None:
     if any(isinstance(n, Call) and n.op in READS_THE_ANSWER for n in walk(node)):
         return None
     try:
-        return [compile_tree(node)(None)]
+        return [constant_value(node)]
     except Exception:  # noqa: BLE001 - a constant that fails is a finding of its own
         return []

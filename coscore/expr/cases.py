@@ -103,7 +103,7 @@ def outcomes(spec: Any, blanks: int) -> Outcomes | None:
     return Outcomes(tried, contributions, totals, irrelevant, size, scored)
 
 
-def _without(values: list, i: int, mode: str) -> Any:
+def _without(values: list[Any], i: int, mode: str) -> Any:
     """The total with combo ``i`` left out (0 when no combo is left)."""
     rest = values[:i] + values[i + 1:]
     try:

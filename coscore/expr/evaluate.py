@@ -21,12 +21,18 @@ from __future__ import annotations
 import math
 import operator
 import sys
-from typing import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any
 
+from ..errors import CoscoreError
 from ..limits import DEFAULT_LIMITS, BudgetExceeded, Limits
 from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary
 
-Evaluator = Callable[["Answer"], object]
+#: A compiled combo: the value of its expression for one answer (any of the language's
+#: values: bool, int, float or str, with Python's semantics).
+Evaluator = Callable[["Answer"], Any]
+#: An atom, prepared: ``atom(text) -> (hit, value, ...)``.
+AtomCall = Callable[[Any], tuple[Any, ...]]
 
 
 class Answer:
@@ -36,8 +42,8 @@ class Answer:
     __slots__ = ("blanks", "atoms", "manual", "trace", "limits", "_built_left", "_calls_left", "_work_left",
                  "_joined", "_t", "_l", "_q", "_f", "_u", "_gm")
 
-    def __init__(self, blanks: list, atoms: Mapping[str, Callable], manual: bool = False, trace: list | None = None,
-                 limits: Limits = DEFAULT_LIMITS):
+    def __init__(self, blanks: Sequence[Any], atoms: Mapping[str, AtomCall], manual: bool = False,
+                 trace: list[tuple[Any, ...]] | None = None, limits: Limits = DEFAULT_LIMITS) -> None:
         self.blanks = blanks
         self.atoms = atoms
         self.manual = manual
@@ -47,12 +53,12 @@ class Answer:
         self._calls_left = limits.max_atom_calls
         self._work_left = limits.max_work
         self._joined: str | None = None
-        self._t: dict = {}
-        self._l: dict = {}
-        self._q: dict = {}
-        self._f: dict = {}
-        self._u: dict = {}
-        self._gm: dict = {}
+        self._t: dict[Any, Any] = {}
+        self._l: dict[Any, Any] = {}
+        self._q: dict[Any, Any] = {}
+        self._f: dict[Any, Any] = {}
+        self._u: dict[Any, Any] = {}
+        self._gm: dict[Any, tuple[Any, ...]] = {}
 
     # -- blanks ----------------------------------------------------------------------
     def joined(self) -> str:
@@ -63,7 +69,7 @@ class Answer:
             self._joined = "".join(self.blanks)
         return self._joined
 
-    def blank(self, n: object) -> str:
+    def blank(self, n: Any) -> str:
         """``T(n)`` without the cache: blank ``n``, or all blanks joined for ``'*'``."""
         if n == "*":
             return self.joined()
@@ -80,25 +86,25 @@ class Answer:
             raise TypeError(f"blank {n} is {type(blank).__name__}, not a string")
         return blank
 
-    def T(self, n):
+    def T(self, n: Any) -> Any:
         return _cached(self._t, n, self.blank)
 
-    def L(self, n):
+    def L(self, n: Any) -> Any:
         return _cached(self._l, n, self._length)
 
-    def Q(self, n):
+    def Q(self, n: Any) -> Any:
         return _cached(self._q, n, self._empty)
 
-    def F(self, n):
+    def F(self, n: Any) -> Any:
         return _cached(self._f, n, self._number)
 
-    def S(self, n):
+    def S(self, n: Any) -> int:
         return max(1, len(self.blank(n)))
 
-    def U(self, f, c):
+    def U(self, f: Any, c: Any) -> Any:
         return _cached(self._u, (f, c), _smaller)
 
-    def _length(self, n):
+    def _length(self, n: Any) -> int:
         text = self.blank(n)
         if not self.manual:
             return cjk_count(text)
@@ -106,14 +112,14 @@ class Answer:
             return sum(0 if b == "null" else len(b) for b in self.blanks)
         return 0 if text == "null" else len(text)
 
-    def _empty(self, n):
+    def _empty(self, n: Any) -> int | bool:
         if n == "*":
             self.joined()  # every blank must be a string
             return sum(1 for b in self.blanks if b != "null" and b != "")
         text = self.blank(n)
         return text == "null" or text == ""
 
-    def _number(self, n):
+    def _number(self, n: Any) -> float | int:
         text = self.blank(n)
         return 0 if text == "null" else to_float(text)
 
@@ -130,7 +136,7 @@ class Answer:
         return BudgetExceeded("max_work", self.limits.max_work)
 
     # -- atoms -----------------------------------------------------------------------
-    def atom(self, k, s) -> tuple:
+    def atom(self, k: Any, s: Any) -> tuple[Any, ...]:
         key = (k, s)
         try:
             result = self._gm[key]
@@ -149,13 +155,13 @@ class Answer:
             raise TypeError(f"cannot call an atom with {type(s).__name__}") from None
         return result
 
-    def G(self, k, s):
+    def G(self, k: Any, s: Any) -> Any:
         hit = self.atom(k, s)[0]
         if self.trace is not None:
             self.trace.append(("G", str(k), s, *self.atom(k, s)))
         return hit
 
-    def M(self, k, s):
+    def M(self, k: Any, s: Any) -> Any:
         value = self.atom(k, s)[1]
         if self.trace is not None:
             self.trace.append(("M", str(k), s, *self.atom(k, s)))
@@ -165,7 +171,7 @@ class Answer:
 _MISSING = object()
 
 
-def _cached(cache: dict, key, compute: Callable):
+def _cached(cache: dict[Any, Any], key: Hashable, compute: Callable[[Any], Any]) -> Any:
     """``cache[key]``; the first time, ``compute(key)``, kept (a failure keeps nothing)."""
     value = cache.get(key, _MISSING)
     if value is _MISSING:
@@ -173,7 +179,7 @@ def _cached(cache: dict, key, compute: Callable):
     return value
 
 
-def _smaller(pair: tuple):
+def _smaller(pair: tuple[Any, Any]) -> Any:
     """``U``: ``c if f >= c else f`` of the pair ``(f, c)``."""
     f, c = pair
     return c if f >= c else f
@@ -184,7 +190,7 @@ def cjk_count(text: str) -> int:
     return len({ch for ch in text if "\u4e00" <= ch <= "\u9fa5"})
 
 
-def to_float(text: str):
+def to_float(text: str) -> float | int:
     """``float(text)``, or int ``0`` when Python's ``float()`` rejects it (as ``F`` does)."""
     try:
         return float(text)
@@ -196,7 +202,7 @@ def to_float(text: str):
 MAX_TEXT = 10_000_000
 
 
-def _add(a, b, answer: Answer | None):
+def _add(a: Any, b: Any, answer: Answer | None) -> Any:
     """Python's ``+``; joining strings is bounded (:data:`MAX_TEXT`, the answer's budget)."""
     if type(a) is str and type(b) is str:
         size = len(a) + len(b)
@@ -207,7 +213,7 @@ def _add(a, b, answer: Answer | None):
     return a + b
 
 
-def _multiply(a, b, answer: Answer | None):
+def _multiply(a: Any, b: Any, answer: Answer | None) -> Any:
     """Python's ``*``; a string repeated by an int or bool is bounded like ``+``."""
     if type(a) is str:
         text, count = a, b
@@ -224,39 +230,39 @@ def _multiply(a, b, answer: Answer | None):
     return a * b  # Python's own result, or its error (str * str, str * float, a count beyond an index)
 
 
-def _subtract(a, b, answer):
+def _subtract(a: Any, b: Any, answer: Answer | None) -> Any:
     return a - b
 
 
-def _divide(a, b, answer):
+def _divide(a: Any, b: Any, answer: Answer | None) -> Any:
     return a / b
 
 
-_BINARY = {"+": _add, "-": _subtract, "*": _multiply, "/": _divide}
+_BINARY: dict[str, Callable[[Any, Any, Answer | None], Any]] = {"+": _add, "-": _subtract, "*": _multiply, "/": _divide}
 #: The operators whose result does not depend on the answer's budgets.
-_PLAIN = {"-": operator.sub, "/": operator.truediv}
-_COMPARE = {
+_PLAIN: dict[str, Callable[[Any, Any], Any]] = {"-": operator.sub, "/": operator.truediv}
+_COMPARE: dict[str, Callable[[Any, Any], Any]] = {
     "==": operator.eq, "!=": operator.ne, "<": operator.lt,
     "<=": operator.le, ">": operator.gt, ">=": operator.ge,
 }
 
 
-class OperandError(TypeError):
+class OperandError(CoscoreError, TypeError):
     """A ``TypeError`` of one of Python's operators as an explaining evaluation
     (``compile_tree(…, explain=True)``) raises it: ``node`` is the rule's expression that
     failed, ``index`` the place of the operator in a chain (``None`` for a call or a unary
     operator), ``values`` the operands it was given; ``str()`` is still Python's message."""
 
-    def __init__(self, exc: TypeError, node: Node, index: int | None, values: tuple):
+    def __init__(self, exc: TypeError, node: Node, index: int | None, values: tuple[Any, ...]) -> None:
         super().__init__(*exc.args)
         self.node, self.index, self.values = node, index, values
 
 
-def _explaining(apply: Callable, node: Node, index: int | None) -> Callable:
+def _explaining(apply: Callable[..., Any], node: Node, index: int | None) -> Callable[..., Any]:
     """``apply`` (an operator of ``node``, taking the operands and maybe the answer),
     whose ``TypeError`` becomes an :class:`OperandError` naming ``node``; the operands are
     evaluated before it is called, so only the operator's own failure is caught."""
-    def explained(*operands):
+    def explained(*operands: Any) -> Any:
         try:
             return apply(*operands)
         except OperandError:
@@ -303,7 +309,7 @@ def compile_tree(node: Node, explain: bool = False) -> Evaluator:
                 return lambda a: plain(first(a), second(a))
             return lambda a: apply(first(a), second(a), a)
 
-        def arith(a):
+        def arith(a: Answer) -> Any:
             acc = first(a)
             for apply, operand in rest:
                 acc = apply(acc, operand(a), a)
@@ -312,16 +318,16 @@ def compile_tree(node: Node, explain: bool = False) -> Evaluator:
         return arith
     if isinstance(node, Compare):
         first = compile_tree(node.first, explain)
-        rest = tuple((_explaining(_COMPARE[op], node, i) if explain else _COMPARE[op], compile_tree(operand, explain))
-                     for i, (op, operand, _) in enumerate(node.rest))
-        if len(rest) == 1:
-            (test, second), = rest
+        links = tuple((_explaining(_COMPARE[op], node, i) if explain else _COMPARE[op], compile_tree(operand, explain))
+                      for i, (op, operand, _) in enumerate(node.rest))
+        if len(links) == 1:
+            (test, second), = links
             return lambda a: test(first(a), second(a))
 
-        def chain(a):
+        def chain(a: Answer) -> Any:
             left = first(a)
             result = True
-            for test, operand in rest:
+            for test, operand in links:
                 right = operand(a)
                 result = test(left, right)
                 if not result:
@@ -333,7 +339,7 @@ def compile_tree(node: Node, explain: bool = False) -> Evaluator:
     if isinstance(node, BoolOp):
         operands = tuple(compile_tree(operand, explain) for operand in node.operands)
         if node.op == "and":
-            def conjunction(a):
+            def conjunction(a: Answer) -> Any:
                 for operand in operands:
                     value = operand(a)
                     if not value:
@@ -342,7 +348,7 @@ def compile_tree(node: Node, explain: bool = False) -> Evaluator:
 
             return conjunction
 
-        def disjunction(a):
+        def disjunction(a: Answer) -> Any:
             for operand in operands:
                 value = operand(a)
                 if value:
@@ -355,6 +361,12 @@ def compile_tree(node: Node, explain: bool = False) -> Evaluator:
                               compile_tree(node.orelse, explain))
         return lambda a: then(a) if cond(a) else orelse(a)
     raise TypeError(f"not an expression node: {node!r}")
+
+
+def constant_value(node: Node) -> Any:
+    """The value of ``node``, an expression that reads nothing of an answer (no blank, no
+    atom): Python's own error where it fails."""
+    return compile_tree(node)(None)  # type: ignore[arg-type]  # nothing of the answer is read
 
 
 def _compile_call(node: Call, explain: bool = False) -> Evaluator:
@@ -391,7 +403,7 @@ def _compile_call(node: Call, explain: bool = False) -> Evaluator:
     raise TypeError(f"unknown operator {op}")  # the parser refuses these
 
 
-def combo_result(value, score, mode: str):
+def combo_result(value: Any, score: float, mode: str) -> Any:
     """A combo's contribution: ``score`` or int 0 in logic mode, ``value * score`` in value mode."""
     if mode == "logic":
         return score if value else 0
@@ -400,7 +412,7 @@ def combo_result(value, score, mode: str):
     return value * score
 
 
-def total(results: list, combo_mode: str, add: Callable[[list], object] | None = None):
+def total(results: list[Any], combo_mode: str, add: Callable[[list[Any]], Any] | None = None) -> Any:
     """ADD: the left-to-right sum from int 0 (or ``add(results)``, e.g. the interpreter's
     own ``sum``); MAX: the first maximum; then clamped to [0, 10]."""
     if combo_mode == "ADD" and add is not None:

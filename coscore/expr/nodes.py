@@ -7,8 +7,8 @@ precedence level are flat: ``a + b - c`` is one :class:`Arith`, ``a < b <= c`` o
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Union
 
 #: Operators of the rule language and their number of arguments (``None``: any, ``X`` needs one).
 OPERATOR_ARITY: dict[str, tuple[int, int | None]] = {
@@ -21,7 +21,7 @@ BLANK_OPERATORS = frozenset("TLQFS")
 #: Operators whose first argument names an atom.
 ATOM_OPERATORS = frozenset("GM")
 
-Value = Union[bool, int, float, str]
+Value = bool | int | float | str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -40,13 +40,13 @@ class Const(_Node):
 @dataclass(frozen=True, slots=True)
 class Call(_Node):
     op: str
-    args: tuple["Node", ...]
+    args: tuple[Node, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Unary(_Node):
     op: str  # "-", "+", "not"
-    operand: "Node"
+    operand: Node
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,8 +54,8 @@ class Chain(_Node):
     """``first (op operand)*``: operators of one precedence level, kept flat; each item of
     ``rest`` is ``(operator, operand, column of the operator)``."""
 
-    first: "Node"
-    rest: tuple[tuple[str, "Node", int], ...]
+    first: Node
+    rest: tuple[tuple[str, Node, int], ...]
 
 
 class Arith(Chain):
@@ -73,17 +73,25 @@ class Compare(Chain):
 @dataclass(frozen=True, slots=True)
 class BoolOp(_Node):
     op: str  # "and" | "or"
-    operands: tuple["Node", ...]
+    operands: tuple[Node, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class IfExp(_Node):
-    then: "Node"
-    cond: "Node"
-    orelse: "Node"
+    then: Node
+    cond: Node
+    orelse: Node
 
 
-Node = Union[Const, Call, Unary, Arith, BoolOp, Compare, IfExp]
+Node = Const | Call | Unary | Arith | BoolOp | Compare | IfExp
+
+
+def literal_value(node: Node) -> Value:
+    """The value of ``node``, a :class:`Const`: the literal argument of an operator that
+    names a blank or an atom (the parser and the checks see that it is one)."""
+    if not isinstance(node, Const):
+        raise TypeError(f"not a literal: {node!r}")
+    return node.value
 
 
 def children(node: Node) -> tuple[Node, ...]:
@@ -101,7 +109,7 @@ def children(node: Node) -> tuple[Node, ...]:
     return (node.cond, node.then, node.orelse)
 
 
-def walk(node: Node):
+def walk(node: Node) -> Iterator[Node]:
     """Every node of the tree, parents before children (iterative: no recursion limit)."""
     stack = [node]
     while stack:

@@ -150,6 +150,7 @@ class _Parser:
         """Handle a token where an operand is expected; return whether one is still expected."""
         kind, text, col = token.kind, token.text, token.col
         if kind in ("num", "str"):
+            assert token.value is not None  # a literal's
             self.vals.append(Const(token.value, col=col))
             return False
         if kind == "name":
@@ -252,7 +253,8 @@ class _Parser:
         if kind == "name" and text in _REFUSED_KEYWORDS:
             raise ExprSyntaxError(_REFUSED_KEYWORDS[text], col)
         shown = token.text if kind != "str" else "string"
-        raise ExprSyntaxError(f"unexpected {shown!r} (missing operator?)" if kind != "str" else "unexpected string (missing operator?)", col)
+        raise ExprSyntaxError(f"unexpected {shown!r} (missing operator?)" if kind != "str"
+                              else "unexpected string (missing operator?)", col)
 
     # -- stacks ---------------------------------------------------------------------
     def _top(self) -> _Op | None:
@@ -325,8 +327,7 @@ class _Parser:
             else:
                 node = Compare(left, ((text, right, op.col),), col=left.col, depth=1 + max(left.depth, right.depth))
         else:
-            same_level = isinstance(left, Arith) and _BINARY_LEVEL[left.rest[0][0]] == level
-            if same_level:
+            if isinstance(left, Arith) and _BINARY_LEVEL[left.rest[0][0]] == level:  # the same level
                 node = Arith(left.first, (*left.rest, (text, right, op.col)), col=left.col,
                              depth=max(left.depth, right.depth + 1))
             else:
@@ -334,7 +335,7 @@ class _Parser:
         self._push(node)
 
 
-def _check(tree: Node, atom_ids) -> None:
+def _check(tree: Node, atom_ids: frozenset[str] | set[str] | None) -> None:
     """Refuse calls with the wrong number of arguments and literal arguments that cannot work."""
     for node in walk(tree):
         if not isinstance(node, Call):

@@ -13,11 +13,22 @@ import math
 from typing import Any
 
 from ..diagnostics import Diagnostic
+from ..spec import CompiledRule, RuleSpec
 from .cases import Outcomes
 from .nodes import Call, Const, walk
 
-__all__ = ["witnesses", "blank_count", "never_counting", "dominated", "total_range", "show", "SCALE",
-           "WITNESS_TEXTS", "WITNESS_BLANKS", "WITNESS_LENGTH"]
+__all__ = [
+    "SCALE",
+    "WITNESS_BLANKS",
+    "WITNESS_LENGTH",
+    "WITNESS_TEXTS",
+    "blank_count",
+    "dominated",
+    "never_counting",
+    "show",
+    "total_range",
+    "witnesses",
+]
 
 INF = math.inf
 #: The score scale the total is clamped to.
@@ -28,7 +39,7 @@ SCALE = (0, 10)
 WITNESS_TEXTS, WITNESS_BLANKS, WITNESS_LENGTH = 400, 8, 5000
 
 
-def witnesses(rule: Any, blanks: int) -> list[list[str]]:
+def witnesses(rule: CompiledRule, blanks: int) -> list[list[str]]:
     """Answers of ``blanks`` blanks likely to reach the ends of ``rule``'s score range:
     every blank empty, ``"null"``, each EM/OP/CS key, each SM option that can count (and
     one option of every group at once), all of them joined; each text in every blank at
@@ -52,7 +63,7 @@ def witnesses(rule: Any, blanks: int) -> list[list[str]]:
     return out
 
 
-def blank_count(spec: Any) -> int:
+def blank_count(spec: RuleSpec) -> int:
     """The most blanks any part of the combos reads by number (at least 1)."""
     count = 1
     for combo in spec.combos:
@@ -64,7 +75,7 @@ def blank_count(spec: Any) -> int:
     return count
 
 
-def never_counting(spec: Any, combos: list, found: Outcomes, known: list[Diagnostic]) -> list[Diagnostic]:
+def never_counting(spec: RuleSpec, combos: list[Any], found: Outcomes, known: list[Diagnostic]) -> list[Diagnostic]:
     """What the case analysis (:mod:`.cases`) adds: each combo's contribution narrowed to
     the values it takes, and warnings for combos that never count or never change the
     total, unless the types already said so."""
@@ -81,7 +92,8 @@ def never_counting(spec: Any, combos: list, found: Outcomes, known: list[Diagnos
         path = f"combos.{combo.id}"
         if values == {0}:
             message = "never true" if combo.mode == "logic" else "always contributes 0"
-            out.append(Diagnostic(path, f"{message} whatever its atoms find: this combo never counts", severity="warning"))
+            out.append(Diagnostic(path, f"{message} whatever its atoms find: this combo never counts",
+                                  severity="warning"))
         elif irrelevant and len(combos) > 1:
             if spec.combo_mode == "MAX":
                 why = "never reaches the MAX total: whatever the atoms find, another combo gives as much"
@@ -91,7 +103,7 @@ def never_counting(spec: Any, combos: list, found: Outcomes, known: list[Diagnos
     return out
 
 
-def dominated(combos: list) -> list[Diagnostic]:
+def dominated(combos: list[Any]) -> list[Diagnostic]:
     """Warnings for the combos of a ``MAX`` rule that never reach the total."""
     out = []
     for combo in combos:
@@ -99,12 +111,13 @@ def dominated(combos: list) -> list[Diagnostic]:
             continue  # already reported
         best_other = max((c.lo for c in combos if c is not combo), default=-INF)
         if combo.hi <= 0 or combo.hi <= best_other:
-            why = "never above 0" if combo.hi <= 0 else f"at most {show(combo.hi)}, while another combo always gives at least {show(best_other)}"
+            why = ("never above 0" if combo.hi <= 0
+                   else f"at most {show(combo.hi)}, while another combo always gives at least {show(best_other)}")
             out.append(Diagnostic(f"combos.{combo.id}", f"never reaches the MAX total ({why})", severity="warning"))
     return out
 
 
-def total_range(combos: list, mode: str) -> tuple[float, float]:
+def total_range(combos: list[Any], mode: str) -> tuple[float, float]:
     """Bounds of the total from the combos' contributions, clamped to the scale."""
     if not combos:
         return 0, 0

@@ -21,7 +21,7 @@ class BlankNeed(NamedTuple):
     """How many blanks a rule reads: ``count`` (the highest index read, plus one) and
     whether it reads ``any_number`` of them (``'*'``, or an index computed per answer)."""
 
-    count: int
+    count: int  # type: ignore[assignment]  # the field is named as the docs name it; tuple.count is shadowed
     any_number: bool
 
     def fits(self, columns: int) -> bool:

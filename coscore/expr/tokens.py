@@ -11,11 +11,13 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from ..errors import CoscoreError
+
 #: Integer literals longer than this are refused (CPython's int/str conversion limit).
 MAX_INT_DIGITS = 4300
 
 
-class ExprSyntaxError(Exception):
+class ExprSyntaxError(CoscoreError):
     """A problem in combo text at a 1-based ``column``."""
 
     def __init__(self, message: str, column: int):
@@ -28,7 +30,7 @@ class ExprSyntaxError(Exception):
 class Token:
     kind: str  # "num" | "str" | "name" | "op" | "end"
     text: str  # the operator or (normalised) name; the source text for literals
-    value: object
+    value: bool | int | float | str | None  # a literal's value; None for other tokens
     col: int  # 1-based column of the token's first character
 
 
@@ -105,7 +107,8 @@ def tokenize(text: str) -> list[Token]:
             pos = _line_end(text, pos)
         else:
             if ended:
-                raise ExprSyntaxError("unexpected text after the end of the expression (a combo is one expression)", col)
+                raise ExprSyntaxError("unexpected text after the end of the expression (a combo is one expression)",
+                                      col)
             pos = _token(text, pos, depth, tokens)
             last = tokens[-1]
             if last.kind == "op":
@@ -174,13 +177,14 @@ def _token(text: str, pos: int, depth: int, tokens: list[Token]) -> int:
 
 def _number(text: str, pos: int, tokens: list[Token]) -> int:
     match = _NUMBER.match(text, pos)
+    assert match is not None  # called where a digit starts a number
     literal = match.group()
     end = match.end()
     col = pos + 1
     if text[end : end + 1] in ("j", "J"):
         raise ExprSyntaxError("complex numbers are not in the rule language", col)
     if match.group("float") is not None:
-        value: object = float(literal)
+        value: int | float = float(literal)
     elif match.group("radix") is not None:
         value = int(literal, 0)
     else:
@@ -223,6 +227,7 @@ def _string(text: str, pos: int, prefix: str, tokens: list[Token]) -> int:
     value = body if "r" in lowered else _unescape(body, start + 1)
     if tokens and tokens[-1].kind == "str":  # implicit concatenation: 'a' 'b' == 'ab'
         previous = tokens.pop()
+        assert isinstance(previous.value, str)
         value = previous.value + value
         col = previous.col
     tokens.append(Token("str", text[col - 1 : i + len(quote)], value, col))

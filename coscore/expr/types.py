@@ -10,6 +10,8 @@ combo that is never true, a combo always dominated under ``MAX``), and bounds th
 An operand that runs only sometimes (the right of ``and``/``or``, a branch of
 ``if``/``else``, the later links of a comparison chain) turns a sure failure into a
 warning: Python never evaluates it when the branch is skipped, so some answers may score.
+
+:class:`Type` and how types combine under each operator are in :mod:`coscore.expr.type_algebra`.
 """
 from __future__ import annotations
 
@@ -18,112 +20,29 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..diagnostics import Diagnostic
+from ..spec import CompiledRule, RuleSpec
 from .atom_ids import atom_id_problems
 from .cases import outcomes
-from .evaluate import compile_tree
+from .evaluate import constant_value
 from .nodes import Arith, BoolOp, Call, Compare, Const, IfExp, Node, Unary, walk
 from .ranges import blank_count, dominated, never_counting, show, total_range, witnesses
-
-NUMBERS = frozenset({"bool", "int", "float"})
-ANY = frozenset({"str"}) | NUMBERS
-INF = math.inf
-
-
-@dataclass(frozen=True)
-class Type:
-    """What an expression can be.
-
-    ``kinds``: the Python types it may have; ``lo``/``hi``: bounds of its numeric values
-    (``bool`` counts as 0/1); ``truth``: ``True``/``False`` when its truth never varies;
-    ``const``: whether it is a constant, then ``value`` is it; ``tight``: whether ``lo``
-    and ``hi`` are both reached by some answer (else they are only bounds).
-    ``when_true``/``when_false``: the kinds it may have when its value is truthy / falsy,
-    where they are fewer than ``kinds`` (``M`` of an OP atom is a float when it hits and
-    the int 0 when not); ``None``: any of ``kinds``. See :attr:`split`.
-    """
-
-    kinds: frozenset[str] = ANY
-    lo: float = -INF
-    hi: float = INF
-    truth: bool | None = None
-    const: bool = False
-    value: Any = None
-    tight: bool = False
-    when_true: frozenset[str] | None = None
-    when_false: frozenset[str] | None = None
-
-    @property
-    def split(self) -> tuple[frozenset[str], frozenset[str]]:
-        """The kinds it may have when truthy and when falsy."""
-        return (self.kinds if self.when_true is None else self.when_true,
-                self.kinds if self.when_false is None else self.when_false)
-
-    def splitting(self, when_true: frozenset[str], when_false: frozenset[str]) -> "Type":
-        """This type, its value's kinds known apart by truth (kept only where they say more)."""
-        if when_true == when_false == self.kinds:
-            return self
-        return replace(self, when_true=frozenset(when_true), when_false=frozenset(when_false))
-
-    @property
-    def name(self) -> str:
-        """``str``, ``bool``, ``number`` (int/float), or a ``|``-joined union, or ``unknown``."""
-        if self.kinds == ANY:
-            return "unknown"
-        names = ["str"] if "str" in self.kinds else []
-        if "bool" in self.kinds:
-            names.append("bool")
-        if self.kinds & {"int", "float"}:
-            names.append("number")
-        return "|".join(names)
-
-
-def _constant(value: Any) -> Type:
-    kind = "bool" if isinstance(value, bool) else type(value).__name__
-    if kind == "str":
-        return Type(frozenset({"str"}), truth=bool(value), const=True, value=value, tight=True)
-    try:
-        number = float(value)
-    except OverflowError:
-        number = INF if value > 0 else -INF
-    if math.isnan(number):
-        return Type(frozenset({kind}), truth=True, const=True, value=value)
-    return Type(frozenset({kind}), number, number, bool(value), True, value, True)
-
-
-def _number(kinds: frozenset[str], lo: float, hi: float, tight: bool = False) -> Type:
-    if math.isnan(lo) or math.isnan(hi):
-        lo, hi = -INF, INF
-    truth = None
-    if lo == hi == 0:
-        truth = False
-    elif lo > 0 or hi < 0:
-        truth = True
-    return Type(kinds, lo, hi, truth, tight=tight)
-
-
-BOOL = _number(frozenset({"bool"}), 0, 1, tight=True)
-TEXT = Type(frozenset({"str"}))
-_INT, _FLOAT = frozenset({"int"}), frozenset({"float"})
-
-
-def _union(types: list[Type]) -> Type:
-    kinds = frozenset().union(*(t.kinds for t in types))
-    numeric = [t for t in types if t.kinds & NUMBERS]
-    lo = min((t.lo for t in numeric), default=-INF)
-    hi = max((t.hi for t in numeric), default=INF)
-    truths = {t.truth for t in types}
-    union = Type(kinds, lo, hi, truths.pop() if len(truths) == 1 else None)
-    return union.splitting(*_split_union(types))
-
-
-def _split_union(types: list[Type]) -> tuple[frozenset[str], frozenset[str]]:
-    """The kinds by truth of a value that is one of ``types``."""
-    return (frozenset().union(*(t.split[0] for t in types)), frozenset().union(*(t.split[1] for t in types)))
-
-
-def product_kinds(a: frozenset[str], b: frozenset[str]) -> frozenset[str]:
-    """The kinds of ``x * y`` for ``x`` of kinds ``a`` and ``y`` of kinds ``b`` (failures give none)."""
-    return frozenset(k for x in a for y in b if (k := _arith_kind("*", x, y)) is not None)
+from .type_algebra import (
+    BOOL,
+    FLOAT,
+    INF,
+    INT,
+    NUMBERS,
+    TEXT,
+    Type,
+    arith_kind,
+    chained,
+    compare_truth,
+    const_type,
+    interval,
+    number_type,
+    product_kinds,
+    union_type,
+)
 
 
 def _nonzero_number(node: Node) -> bool:
@@ -173,7 +92,8 @@ class ComboType:
         elif math.isfinite(self.lo) and math.isfinite(self.hi):
             gives = f"contributes {show(self.lo)}–{show(self.hi)}"
         elif math.isfinite(self.lo) or math.isfinite(self.hi):
-            gives = f"contributes at least {show(self.lo)}" if math.isfinite(self.lo) else f"contributes at most {show(self.hi)}"
+            gives = (f"contributes at least {show(self.lo)}" if math.isfinite(self.lo)
+                     else f"contributes at most {show(self.hi)}")
         else:
             gives = "contributes any number"
         return f"combo {self.id} ({how}): {self.type.name}, {gives}"
@@ -223,7 +143,7 @@ class _Inference:
 
     def __init__(self, atom_kinds: dict[str, tuple[str, int]], blanks: tuple[int, int] | None) -> None:
         self.atom_kinds = atom_kinds
-        self.u_args: set[tuple] = set()  # the kinds by truth of each U call's arguments
+        self.u_args: set[tuple[Any, ...]] = set()  # the kinds by truth of each U call's arguments
         self.blanks = blanks  # the fewest and the most blanks an answer of the data has
         self.findings: list[Finding] = []
         self.needed = 0
@@ -235,7 +155,7 @@ class _Inference:
     def infer(self, node: Node, sure: bool) -> Type:
         """The type of ``node``; ``sure`` is whether the node runs on every answer."""
         if isinstance(node, Const):
-            return _constant(node.value)
+            return const_type(node.value)
         if isinstance(node, Call):
             result = self._call(node, sure)
         elif isinstance(node, Unary):
@@ -257,7 +177,7 @@ class _Inference:
         if not parts or not all(p.const for p in parts):
             return fallback
         try:
-            return _constant(compile_tree(node)(None))
+            return const_type(constant_value(node))
         except Exception as exc:  # noqa: BLE001 - the evaluator's own error is the finding
             if not reported:
                 self.fail(f"always fails: {exc}", node.col, sure)
@@ -277,16 +197,18 @@ class _Inference:
                 self.all_blanks = True
             return {
                 "T": TEXT,
-                "L": _number(frozenset({"int"}), 0, INF),
-                "Q": _number(frozenset({"int"}), 0, INF if self.blanks is None else self.blanks[1]) if n == "*" else BOOL,
-                "F": _number(frozenset({"int", "float"}), -INF, INF).splitting(_FLOAT, NUMBERS - {"bool"}),
-                "S": _number(frozenset({"int"}), 1, INF),
+                "L": number_type(frozenset({"int"}), 0, INF),
+                "Q": (number_type(frozenset({"int"}), 0, INF if self.blanks is None else self.blanks[1]) if n == "*"
+                      else BOOL),
+                "F": number_type(frozenset({"int", "float"}), -INF, INF).splitting(FLOAT, NUMBERS - {"bool"}),
+                "S": number_type(frozenset({"int"}), 1, INF),
             }[op]
         args = [self.infer(arg, sure) for arg in node.args]
         if op in "GM":
             for message, every in atom_id_problems(node.args[0], args[0].name, self.atom_kinds, op):
                 self.findings.append(Finding(message, node.args[0].col, sure and every, error=True))
-            kind, groups = self.atom_kinds.get(str(node.args[0].value), ("", 0)) if isinstance(node.args[0], Const) else ("", 0)
+            atom = node.args[0]
+            kind, groups = self.atom_kinds.get(str(atom.value), ("", 0)) if isinstance(atom, Const) else ("", 0)
             if "str" not in args[1].kinds:
                 what = args[1].name
                 if kind == "EM":
@@ -297,29 +219,29 @@ class _Inference:
             if op == "G":
                 return BOOL
             if kind == "EM":
-                return _number(frozenset({"int"}), 0, 1, tight=True)
+                return number_type(frozenset({"int"}), 0, 1, tight=True)
             if kind == "SM":
-                return _number(frozenset({"int"}), 0, groups, tight=True)
+                return number_type(frozenset({"int"}), 0, groups, tight=True)
             if kind in ("OP", "CS"):  # the similarity when it hits, the int 0 when not
-                return _number(frozenset({"int", "float"}), 0, 1, tight=True).splitting(_FLOAT, _INT)
+                return number_type(frozenset({"int", "float"}), 0, 1, tight=True).splitting(FLOAT, INT)
             kinds = {k for k, _ in self.atom_kinds.values()}  # any atom: what each kind gives
-            hit = (_FLOAT if kinds & {"OP", "CS"} else frozenset()) | (_INT if kinds & {"EM", "SM"} else frozenset())
-            return _number(frozenset({"int", "float"}), 0, INF).splitting(hit, _INT)
+            hit = (FLOAT if kinds & {"OP", "CS"} else frozenset()) | (INT if kinds & {"EM", "SM"} else frozenset())
+            return number_type(frozenset({"int", "float"}), 0, INF).splitting(hit, INT)
         if op == "A":
-            return _number(frozenset({"int"}), 0, len(args))
+            return number_type(frozenset({"int"}), 0, len(args))
         if op == "U":
             self._order(args[0], args[1], ">=", node.col, sure)
             self.u_args.add((*args[0].split, *args[1].split))
-            result = _union(args)
-            return _number(result.kinds, min(args[0].lo, args[1].lo), min(args[0].hi, args[1].hi)).splitting(
+            result = union_type(args)
+            return number_type(result.kinds, min(args[0].lo, args[1].lo), min(args[0].hi, args[1].hi)).splitting(
                 *result.split) if not result.kinds & {"str"} else result
         # X: max over the arguments compares each with the others
         for other in args[1:]:
             self._order(args[0], other, ">", node.col, sure)
-        result = _union(args)
+        result = union_type(args)
         if result.kinds & {"str"}:
             return result
-        return _number(result.kinds, max(a.lo for a in args), max(a.hi for a in args)).splitting(*result.split)
+        return number_type(result.kinds, max(a.lo for a in args), max(a.hi for a in args)).splitting(*result.split)
 
     def _blank(self, n: int, column: int, sure: bool) -> None:
         count = n + 1 if n >= 0 else -n
@@ -344,10 +266,10 @@ class _Inference:
             self.fail(f"unary {node.op} of text always fails", node.col, sure)
             return Type(NUMBERS)
         def signed(kinds: frozenset[str]) -> frozenset[str]:  # -True is an int; -"x" fails
-            return (kinds - {"str", "bool"}) | (_INT if "bool" in kinds else frozenset())
+            return (kinds - {"str", "bool"}) | (INT if "bool" in kinds else frozenset())
 
         lo, hi = (-inner.hi, -inner.lo) if node.op == "-" else (inner.lo, inner.hi)
-        result = _number(signed(inner.kinds), lo, hi).splitting(*map(signed, inner.split))
+        result = number_type(signed(inner.kinds), lo, hi).splitting(*map(signed, inner.split))
         return self._fold(node, [inner], sure, result)
 
     def _arith(self, node: Arith, sure: bool) -> Type:
@@ -369,7 +291,7 @@ class _Inference:
         kinds = set()
         for ka in a.kinds:
             for kb in b.kinds:
-                kind = _arith_kind(op, ka, kb)
+                kind = arith_kind(op, ka, kb)
                 if kind is not None:
                     kinds.add(kind)
         if not kinds:
@@ -380,8 +302,8 @@ class _Inference:
             self.fail("division by zero: always fails", column, sure)
         if kinds == {"str"}:
             return TEXT
-        lo, hi = _interval(op, a, b)
-        return _number(frozenset(kinds) - {"str"}, lo, hi) if "str" not in kinds else Type(frozenset(kinds))
+        lo, hi = interval(op, a, b)
+        return number_type(frozenset(kinds) - {"str"}, lo, hi) if "str" not in kinds else Type(frozenset(kinds))
 
     def _order(self, a: Type, b: Type, op: str, column: int, sure: bool) -> None:
         text_number = a.kinds == {"str"} and b.kinds <= NUMBERS
@@ -399,7 +321,7 @@ class _Inference:
             parts.append(right)
             if op not in ("==", "!="):
                 self._order(left, right, op, column, runs)
-            truths.append(_compare_truth(op, left, right))
+            truths.append(compare_truth(op, left, right))
             left = right
         truth = False if False in truths else (True if all(t is True for t in truths) else None)
         fallback = Type(frozenset({"bool"}), 0 if truth is not True else 1, 1 if truth is not False else 0,
@@ -414,17 +336,17 @@ class _Inference:
             t = self.infer(operand, runs)
             if t.truth is stop:
                 earlier = [r for r in results if r.truth is None]
-                return _chained(_union([*earlier, t]) if earlier else t, [*results, t], stop)
+                return chained(union_type([*earlier, t]) if earlier else t, [*results, t], stop)
             results.append(t)
             if t.truth is None:
                 runs = False
         # every operand but the last either ran through or may have; the result is one of them
         last = results[-1]
         candidates = [t for t in results[:-1] if t.truth is None] + [last]
-        result = _union(candidates) if len(candidates) > 1 else last
+        result = union_type(candidates) if len(candidates) > 1 else last
         if all(t.truth is not None for t in results):
             result = Type(result.kinds, result.lo, result.hi, last.truth, last.const, last.value, last.tight)
-        return _chained(result, results, stop)
+        return chained(result, results, stop)
 
     def _ifexp(self, node: IfExp, sure: bool) -> Type:
         cond = self.infer(node.cond, sure)
@@ -437,62 +359,10 @@ class _Inference:
             # the branch is known but the condition still reads the answer: not a constant
             # the evaluator could fold without one
             return replace(chosen, const=False)
-        return _union([then, orelse])
+        return union_type([then, orelse])
 
 
-def _chained(result: Type, operands: list[Type], stop: bool) -> Type:
-    """``result`` of an ``and`` (``stop`` false) or ``or`` chain of ``operands``, with its
-    kinds by truth: an ``and`` is truthy only as its last operand, falsy as any of them."""
-    last, any_of = operands[-1].split, _split_union(operands)
-    return result.splitting(*((any_of[0], last[1]) if stop else (last[0], any_of[1])))
-
-
-def _arith_kind(op: str, a: str, b: str) -> str | None:
-    """The kind of ``a op b`` for operand kinds ``a`` and ``b``, ``None`` when it fails."""
-    if a == "str" or b == "str":
-        if op == "+" and a == b == "str":
-            return "str"
-        if op == "*" and {a, b} in ({"str", "int"}, {"str", "bool"}):
-            return "str"
-        return None
-    if op == "/" or "float" in (a, b):
-        return "float"
-    return "int"
-
-
-def _interval(op: str, a: Type, b: Type) -> tuple[float, float]:
-    if op == "+":
-        return a.lo + b.lo, a.hi + b.hi
-    if op == "-":
-        return a.lo - b.hi, a.hi - b.lo
-    if op == "/" and b.lo <= 0 <= b.hi:
-        return -INF, INF
-    corners = []
-    for x in (a.lo, a.hi):
-        for y in (b.lo, b.hi):
-            value = x * y if op == "*" else x / y
-            if math.isnan(value):
-                return -INF, INF
-            corners.append(value)
-    return min(corners), max(corners)
-
-
-def _compare_truth(op: str, a: Type, b: Type) -> bool | None:
-    """Whether ``a op b`` always or never holds, judged on their numeric intervals."""
-    if not (a.kinds <= NUMBERS and b.kinds <= NUMBERS):
-        return None
-    if op == "==":
-        return False if a.hi < b.lo or b.hi < a.lo else None
-    if op == "!=":
-        return True if a.hi < b.lo or b.hi < a.lo else None
-    if op in ("<", ">"):
-        a, b = (a, b) if op == "<" else (b, a)
-        return True if a.hi < b.lo else (False if a.lo >= b.hi else None)
-    a, b = (a, b) if op == "<=" else (b, a)
-    return True if a.hi <= b.lo else (False if a.lo > b.hi else None)
-
-
-def _infer(spec: Any, blanks: int | tuple[int, int] | None) -> list[tuple[_Inference, Type]]:
+def _infer(spec: RuleSpec, blanks: int | tuple[int, int] | None) -> list[tuple[_Inference, Type]]:
     """Each combo's walk and the type of its expression."""
     atom_kinds = {aid: (a.kind, len(a.groups)) for aid, a in spec.atoms.items()}
     found = []
@@ -502,7 +372,7 @@ def _infer(spec: Any, blanks: int | tuple[int, int] | None) -> list[tuple[_Infer
     return found
 
 
-def combo_types(rule: Any) -> tuple[list[Type], bool]:
+def combo_types(rule: CompiledRule) -> tuple[list[Type], bool]:
     """The :class:`Type` of each combo's expression of ``rule`` (a compiled
     :class:`coscore.Rule`), its kinds by truth included, from the walk :func:`check_rule`
     makes; and whether its ``U`` calls take arguments of different kinds (``U`` keeps one
@@ -524,7 +394,8 @@ def _combo_findings(combo: Any, inference: _Inference, t: Type) -> list[Diagnost
         if f.always_warning:
             found.append(Diagnostic(path, f.message, f.column, "warning", combo.text))
             continue
-        message = f.message if f.sure or f.error else f"{f.message.replace(': always fails', '')}: fails whenever this part runs"
+        message = (f.message if f.sure or f.error
+                   else f"{f.message.replace(': always fails', '')}: fails whenever this part runs")
         found.append(Diagnostic(path, message, f.column, "error" if f.sure or f.error else "warning", combo.text))
     return found
 
@@ -551,7 +422,7 @@ def combo_findings(error: Any) -> list[Diagnostic]:
     return found
 
 
-def check_rule(rule: Any, blanks: int | tuple[int, int] | None = None) -> TypeReport:
+def check_rule(rule: CompiledRule, blanks: int | tuple[int, int] | None = None) -> TypeReport:
     """Infer the types of ``rule``'s combos (a compiled :class:`coscore.Rule`).
 
     ``blanks`` is how many blanks the data's answers have (``(fewest, most)`` when they
@@ -575,9 +446,11 @@ def check_rule(rule: Any, blanks: int | tuple[int, int] | None = None) -> TypeRe
         result = ComboType(combo.id, t, combo.mode, combo.score, lo, hi, inference.findings)
         combos.append(result)
         if not 0 <= combo.score <= 10:
-            diagnostics.append(Diagnostic(f"{path}.score", f"score {combo.score} is outside the 0–10 scale", severity="warning"))
+            diagnostics.append(Diagnostic(f"{path}.score", f"score {combo.score} is outside the 0–10 scale",
+                                          severity="warning"))
         if combo.mode == "logic" and t.truth is False:
-            diagnostics.append(Diagnostic(f"{path}.combo", "never true: this combo never counts", 1, "warning", combo.text))
+            diagnostics.append(Diagnostic(f"{path}.combo", "never true: this combo never counts", 1, "warning",
+                                          combo.text))
         elif lo == hi == 0 and not any(f.sure for f in inference.findings):
             diagnostics.append(Diagnostic(path, "always contributes 0: this combo never counts", severity="warning"))
     if not combos:
@@ -608,5 +481,5 @@ def _contribution(t: Type, mode: str, score: float) -> tuple[float, float]:
         return min(0, score), max(0, score)
     if not t.kinds <= NUMBERS:
         return -INF, INF
-    lo, hi = _interval("*", t, _constant(score))
+    lo, hi = interval("*", t, const_type(score))
     return lo, hi

@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import contextlib
 import time
-from typing import Any, AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from .. import __version__
 from .pool import JobCancelled, OverBudget, WorkerPool, WorkerStopped
+from .proxy import route_path
 from .responses import ApiError, json_response
 
-__all__ = ["run_job", "job_error", "error_handler", "lifespan", "health"]
+__all__ = ["error_handler", "health", "job_error", "lifespan", "run_job"]
 
 
 def job_error(exc: Exception) -> ApiError:
@@ -49,7 +51,7 @@ def error_handler(api_prefix: str = "/", named: bool = False) -> Callable[[Reque
 
     async def handle(request: Request, exc: Exception) -> Response:
         status = getattr(exc, "status_code", 500)
-        path = request.url.path
+        path = route_path(request.scope)  # under --root-path, what follows it
         if not path.startswith(api_prefix):
             return HTMLResponse(f"<!doctype html><title>{status}</title><p>{status}</p>", status)
         if named:

@@ -7,7 +7,11 @@
   With ``check_host="browser"`` only requests a browser sent (they carry ``Origin``) are
   checked, for a service that holds nothing to read;
 - a request from a page of another origin (``Origin`` neither the server's own nor one
-  allowed for CORS; 403): browsers send ``Origin`` with every ``POST``;
+  allowed for CORS; 403): browsers send ``Origin`` with every ``POST``. A request that
+  changes something (any method but ``GET``, ``HEAD``, ``OPTIONS``) without ``Origin`` is
+  judged by what else the browser says: its ``Referer``'s origin by the same rule, and
+  ``Sec-Fetch-Site: cross-site`` (or ``same-site``: another origin of the same site)
+  refused unless any origin is allowed;
 - a ``POST`` to a JSON endpoint whose body is declared as anything but
   ``application/json`` (415): forms and ``text/plain`` bodies are what another site can
   send without asking first;
@@ -19,19 +23,25 @@ from __future__ import annotations
 
 import hmac
 import html
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers, QueryParams
 from starlette.requests import cookie_parser
 from starlette.responses import HTMLResponse, Response
 
+from .proxy import route_path
 from .responses import ApiError, error_response
 
 __all__ = ["Guard", "GuardSettings", "LOOPBACK_NAMES", "cookie_name"]
 
 #: The names of this machine every server answers to when it listens on loopback.
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+#: Methods that change nothing: a request by one of them without ``Origin`` is not judged
+#: by its ``Referer`` or ``Sec-Fetch-Site`` (a link from another site to a page is fine).
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 Scope = dict
 ASGIApp = Callable[[Scope, Callable, Callable], Awaitable[None]]
@@ -60,12 +70,35 @@ def cookie_name(port: int | None) -> str:
     return f"coscore-token-{port}" if port else "coscore-token"
 
 
+def _referer_origin(referer: str) -> str:
+    """The origin (``scheme://host[:port]``) of a ``Referer``; ``"null"`` when it has none."""
+    try:
+        parts = urlsplit(referer.strip())
+    except ValueError:
+        return "null"
+    if not parts.scheme or not parts.netloc:
+        return "null"
+    return f"{parts.scheme}://{parts.netloc.rsplit('@', 1)[-1]}"
+
+
 def _host_name(host: str) -> str:
     """``host`` of a ``Host`` header without its port, lower case (``[::1]:5000`` → ``::1``)."""
     host = host.strip().lower()
     if host.startswith("["):
         return host[1:host.find("]")] if "]" in host else host
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def _proxy_hint(origin: str, own: str, headers: Headers) -> str:
+    """What to set when ``origin`` is refused because the server was not told about its
+    proxy: the same host by another scheme (TLS ended at a proxy), or forwarded headers
+    from a peer not trusted (see docs/deployment.md)."""
+    forwarded = any(name in headers for name in ("x-forwarded-proto", "x-forwarded-host", "x-forwarded-for"))
+    if forwarded or origin.lower().split("://", 1)[-1] == own.split("://", 1)[-1]:
+        return (f" (this request reached the server as {own}; behind a reverse proxy, start the server with "
+                "--proxy-headers --forwarded-allow-ips PROXY_ADDRESS so that X-Forwarded-Proto and X-Forwarded-Host "
+                "count)")
+    return ""
 
 
 class Guard:
@@ -98,17 +131,27 @@ class Guard:
     def _check(self, scope: Scope, headers: Headers) -> tuple[Response | None, bytes | None]:
         """``(refusal, cookie to set)``: the response refusing the request, or ``None``."""
         settings = self.settings
-        api = scope["path"].startswith(settings.json_prefix)
+        api = route_path(scope).startswith(settings.json_prefix)  # under --root-path, what follows it
         host = headers.get("host", "")
         origin = headers.get("origin")
-        if settings.hosts is not None and (settings.check_host == "always" or origin is not None):
-            if _host_name(host) not in settings.hosts:
-                return self._refuse(api, 421, f"this server does not answer to the name {_host_name(host)!r} "
-                                              "(the Host header); use its own address"), None
+        if origin is None and scope["method"] not in SAFE_METHODS:  # judged by what else the browser says
+            referer, site = headers.get("referer"), headers.get("sec-fetch-site", "").strip().lower()
+            if referer is not None:
+                origin = _referer_origin(referer)
+            elif site in ("cross-site", "same-site") and "*" not in settings.origins:
+                return self._refuse(api, 403, f"requests from pages of other sites are not allowed (Sec-Fetch-Site: "
+                                              f"{site}, and no Origin)"), None
+        if (settings.hosts is not None and (settings.check_host == "always" or origin is not None)
+                and _host_name(host) not in settings.hosts):
+            name = _host_name(host)
+            return self._refuse(api, 421, f"this server does not answer to the name {name!r} (the Host header); "
+                                          f"use its own address, or (behind a proxy) start it with "
+                                          f"--allowed-host {name}"), None
         if origin is not None:
             own = f"{scope.get('scheme', 'http')}://{host}".lower()
             if origin.lower() != own and "*" not in settings.origins and origin not in settings.origins:
-                return self._refuse(api, 403, f"requests from pages of {origin} are not allowed"), None
+                return self._refuse(api, 403, f"requests from pages of {origin} are not allowed"
+                                              f"{_proxy_hint(origin, own, headers)}"), None
         set_cookie = None
         if settings.token is not None and scope["method"] != "OPTIONS":  # a CORS preflight carries no token
             given, set_cookie = self._token(scope, headers)

@@ -18,13 +18,19 @@ import re
 import secrets
 import socket
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from ..limits import add_arguments as add_limit_arguments
+from .clients import DEFAULT_CLIENT_REQUESTS
+from .jsonscan import DEFAULT_JSON_DEPTH, DEFAULT_JSON_VALUES
+
+if TYPE_CHECKING:
+    from .admission import Admission
 
 __all__ = ["parse_size", "port", "positive", "address_problem", "serve", "add_arguments", "access", "Access",
-           "is_loopback", "LOG_LEVELS", "DEFAULT_HEADER_TIMEOUT", "DEFAULT_IN_FLIGHT"]
+           "admission", "is_loopback", "LOG_LEVELS", "DEFAULT_HEADER_TIMEOUT", "DEFAULT_IN_FLIGHT"]
 
 #: Seconds a client may take to send a request's headers (the first, or the next one on
 #: a kept-alive connection) before the connection is closed.
@@ -115,6 +121,18 @@ def add_arguments(parser: argparse.ArgumentParser, *, port_default: int, max_bod
     parser.add_argument("--max-in-flight", type=parse_size, default=DEFAULT_IN_FLIGHT, metavar="BYTES",
                         help="bytes of request bodies held at once, over every request (default 256M); a request "
                         "that would go over gets 503")
+    parser.add_argument("--max-client-in-flight", type=parse_size, default=None, metavar="BYTES",
+                        help="bytes of request bodies one client may hold at once (default: a quarter of "
+                        "--max-in-flight, at least --max-body; 0 for no cap); past it the client gets 503")
+    parser.add_argument("--max-client-requests", type=positive(int), default=DEFAULT_CLIENT_REQUESTS, metavar="N",
+                        help=f"requests one client (address) may have open at once (default "
+                        f"{DEFAULT_CLIENT_REQUESTS}); one more gets 503")
+    parser.add_argument("--max-json-values", type=positive(int), default=DEFAULT_JSON_VALUES, metavar="N",
+                        help=f"values (objects, arrays, strings, numbers) a JSON body may hold (default "
+                        f"{DEFAULT_JSON_VALUES:,}); counted as it arrives, past it 413")
+    parser.add_argument("--max-json-depth", type=positive(int), default=DEFAULT_JSON_DEPTH, metavar="N",
+                        help=f"how deep a JSON body may nest objects and arrays (default {DEFAULT_JSON_DEPTH}); "
+                        "deeper gets 422")
     parser.add_argument("--workers", type=positive(int), default=workers, metavar="N",
                         help=f"worker processes that compile and score (default {workers})")
     parser.add_argument("--timeout", type=positive(float), default=timeout, metavar="SECONDS",
@@ -132,13 +150,22 @@ def add_arguments(parser: argparse.ArgumentParser, *, port_default: int, max_bod
     parser.add_argument("--log-level", default="info", choices=LOG_LEVELS, help="uvicorn log level (default info)")
 
 
+def admission(args: argparse.Namespace) -> Admission:
+    """The :class:`~coscore.http.admission.Admission` of the options :func:`add_arguments` added."""
+    from .admission import Admission
+    from .jsonscan import JsonBudget
+
+    return Admission(JsonBudget(args.max_json_values, args.max_json_depth), args.max_client_requests,
+                     args.max_client_in_flight)
+
+
 def is_loopback(host: str) -> bool:
     """Whether every address ``host`` names is a loopback address (this machine only)."""
     try:
         found = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError):
         return False
-    addresses = {info[4][0].split("%", 1)[0] for info in found}
+    addresses = {str(info[4][0]).split("%", 1)[0] for info in found}
     return bool(addresses) and all(ipaddress.ip_address(a).is_loopback for a in addresses)
 
 
@@ -181,7 +208,7 @@ def _header_timeout_protocol(seconds: float) -> type:
     class HeaderTimeoutProtocol(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
         """uvicorn's protocol with a timer on each request's headers."""
 
-        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+        def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             self._coscore_timer = self.loop.call_later(seconds, self._coscore_expire)
 
@@ -211,5 +238,7 @@ def serve(app: Any, host: str, port: int, log_level: str = "info", *,
 
     for note in notes:
         print(note, file=sys.stderr, flush=True)
+    # Forwarded headers are read by the app itself (coscore.http.proxy, --proxy-headers), from
+    # the proxies it was told to trust, never by uvicorn's own default (which trusts loopback).
     uvicorn.run(app, host=host, port=port, log_level=log_level, http=_header_timeout_protocol(header_timeout),
-                timeout_graceful_shutdown=GRACEFUL_SHUTDOWN)
+                timeout_graceful_shutdown=GRACEFUL_SHUTDOWN, proxy_headers=False)

@@ -15,8 +15,12 @@ whole server:
   freed but not returned is given back;
 - at most ``size`` jobs run at once. A request (a job without a group) that cannot get a
   worker within its wait is answered :class:`OverBudget` ``"workers"``. Requests go
-  first; jobs of groups (the web app's tasks, a group per task) take turns, one group's
-  job after another's, so a small task is never stuck behind a large one, and
+  first, the next one always of a client running the fewest (each request names its
+  client, :data:`coscore.http.clients.CURRENT_CLIENT` by default), and while several
+  clients are active none takes more than its share of the workers: a client that sends
+  many requests at once waits for its own, and another's request finds a worker. Jobs of
+  groups (the web app's tasks, a group per task) take turns, one group's job after
+  another's, so a small task is never stuck behind a large one, and
   :meth:`WorkerPool.cancel` drops a group's waiting jobs and stops its running one at once;
 - a job may name an *affinity* (a rule's content): it goes to a free worker that ran a
   job of the same affinity lately when there is one, whose cache holds the compiled rule.
@@ -36,12 +40,15 @@ import queue
 import threading
 import time
 from collections import OrderedDict, deque
+from collections.abc import Callable, Hashable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
-from typing import Any, Callable, Hashable
+from typing import Any
 
+from ..errors import CoscoreError
 from ..rulecache import rss_bytes
+from .clients import CURRENT_CLIENT
 from .worker import worker_main
 
 __all__ = ["OverBudget", "WorkerStopped", "JobCancelled", "WorkerPool"]
@@ -53,11 +60,16 @@ WATCH_INTERVAL = 0.02
 RESTART_DELAY = 1.0
 #: How many recent affinities each worker remembers.
 RECENT = 64
+#: Seconds after its last request a client still counts as active: while another is, no
+#: client's requests take more than their share of the workers.
+ACTIVE = 10.0
+#: What :meth:`WorkerPool._next_client` gives when no waiting request may run now.
+_NOBODY = object()
 
 _log = logging.getLogger("coscore.http")
 
 
-class OverBudget(Exception):
+class OverBudget(CoscoreError):
     """A job stopped by a budget: ``budget`` is ``"time"``, ``"memory"`` or ``"workers"``."""
 
     def __init__(self, budget: str, message: str, limit: float | int):
@@ -67,11 +79,11 @@ class OverBudget(Exception):
         self.limit = limit
 
 
-class WorkerStopped(Exception):
+class WorkerStopped(CoscoreError):
     """The worker ended without answering (crashed or was killed from outside)."""
 
 
-class JobCancelled(Exception):
+class JobCancelled(CoscoreError):
     """The job's group was cancelled, or the pool closed, before the job ended."""
 
 
@@ -84,6 +96,7 @@ class _Job:
     timeout: float
     deadline: float | None  # the latest time it may wait for a worker (None: no limit)
     affinity: Hashable | None
+    client: Hashable | None = None  # whose request it is: requests take turns by client
     started: float = 0.0
 
 
@@ -126,7 +139,10 @@ class WorkerPool:
         self._inbox: queue.SimpleQueue = queue.SimpleQueue()
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_w, False)
-        self._requests: deque[_Job] = deque()
+        self._requests: OrderedDict[Hashable | None, deque[_Job]] = OrderedDict()  # by client, in turn
+        self._seen: dict[Hashable | None, float] = {}  # when each client last sent a request
+        self._served: dict[Hashable | None, int] = {}  # the turn each client's request last ran in
+        self._turn = 0
         self._groups: OrderedDict[Hashable, deque[_Job]] = OrderedDict()
         self._thread: threading.Thread | None = None
         self._started = threading.Lock()
@@ -147,14 +163,17 @@ class WorkerPool:
             self._thread.start()
 
     def submit(self, kind: str, payload: Any, *, group: Hashable | None = None, timeout: float | None = None,
-               wait: float | None = None, affinity: Hashable | None = None) -> Future:
+               wait: float | None = None, affinity: Hashable | None = None,
+               client: Hashable | None = None) -> Future:
         """Queue a job; its future gives ``(status, reply)`` or raises :class:`OverBudget`,
         :class:`WorkerStopped` or :class:`JobCancelled`.
 
         A job without a ``group`` is a request: it goes before every group's jobs and waits
         at most ``wait`` seconds for a worker (default: the pool's ``timeout``); jobs of
         groups wait as long as it takes, taking turns. ``timeout`` is the job's wall-time
-        budget (default: the pool's).
+        budget (default: the pool's). Waiting requests are served one ``client``'s after
+        another's (default: the client of the request being answered,
+        :data:`~coscore.http.clients.CURRENT_CLIENT`).
         """
         future: Future = Future()
         if self._closed:
@@ -164,7 +183,8 @@ class WorkerPool:
         limit = self.timeout if timeout is None else timeout
         patience = (self.timeout if wait is None else wait) if group is None else None
         deadline = None if patience is None else time.monotonic() + patience
-        if not self._post(("job", _Job(kind, payload, future, group, limit, deadline, affinity))):
+        who = CURRENT_CLIENT.get() if client is None else client
+        if not self._post(("job", _Job(kind, payload, future, group, limit, deadline, affinity, who))):
             future.set_exception(JobCancelled("the server is stopping"))
         return future
 
@@ -273,13 +293,16 @@ class WorkerPool:
             if worker.process is not None and worker.conn in ready:
                 self._receive(worker)
         self._watch(time.monotonic())
-        self.queued = len(self._requests) + sum(len(jobs) for jobs in self._groups.values())
+        self.queued = sum(len(jobs) for jobs in self._requests.values()) + sum(len(jobs) for jobs in
+                                                                                self._groups.values())
         return True
 
     def _pause(self, now: float) -> float | None:
         times = [w.job.started + w.job.timeout for w in self._workers if w.job is not None]
-        times += [j.deadline for j in self._requests if j.deadline is not None]
+        times += [j.deadline for jobs in self._requests.values() for j in jobs if j.deadline is not None]
         times += [w.retry_at for w in self._workers if w.process is None]
+        if self._requests:  # a client's share grows when the others stop being active
+            times += [seen + ACTIVE for seen in self._seen.values()]
         pause = max(0.0, min(times) - now) if times else None
         if self.memory and any(w.job is not None for w in self._workers):
             pause = WATCH_INTERVAL if pause is None else min(pause, WATCH_INTERVAL)
@@ -287,7 +310,8 @@ class WorkerPool:
 
     def _queue(self, job: _Job) -> None:
         if job.group is None:
-            self._requests.append(job)
+            self._requests.setdefault(job.client, deque()).append(job)
+            self._seen[job.client] = time.monotonic()
         else:
             self._groups.setdefault(job.group, deque()).append(job)
 
@@ -302,16 +326,55 @@ class WorkerPool:
                 _fail(job, JobCancelled("the job was cancelled"))
 
     def _expire(self, now: float) -> None:
-        while self._requests and self._requests[0].future.done():
-            self._requests.popleft()
-        for job in [j for j in self._requests if j.deadline is not None and now > j.deadline]:
-            self._requests.remove(job)
-            _fail(job, OverBudget("workers", f"every worker stayed busy for the {self.timeout:g} s budget; "
-                                  "try again later", self.size))
+        for client in [c for c, seen in self._seen.items() if now - seen >= ACTIVE]:
+            del self._seen[client]
+        for client in [c for c in self._served if c not in self._seen and c not in self._requests]:
+            del self._served[client]
+        for client, jobs in list(self._requests.items()):
+            if all(not j.future.done() and (j.deadline is None or now <= j.deadline) for j in jobs):
+                continue
+            kept: deque[_Job] = deque()
+            for job in jobs:
+                if job.future.done():
+                    continue
+                if job.deadline is not None and now > job.deadline:
+                    _fail(job, OverBudget("workers", f"every worker stayed busy for the {self.timeout:g} s budget; "
+                                          "try again later", self.size))
+                    continue
+                kept.append(job)
+            if kept:
+                self._requests[client] = kept  # keeps the client's turn
+            else:
+                del self._requests[client]
 
-    def _next_job(self) -> _Job | None:
+    def _next_client(self, now: float) -> object:
+        """The client whose waiting request goes next (``_NOBODY``: none may run now): of those
+        running fewer requests than their share of the workers, the one running the fewest,
+        whose last turn came longest ago (or never). The share is all the workers while one client alone
+        has asked for any within :data:`ACTIVE` seconds; else the workers divided among them
+        (rounded up), so that one client's flood leaves a worker for the others' requests."""
+        running: dict[Hashable | None, int] = {}
+        for worker in self._workers:
+            if worker.job is not None and worker.job.group is None:
+                running[worker.job.client] = running.get(worker.job.client, 0) + 1
+        active = len(self._seen.keys() | self._requests.keys() | running.keys())
+        share = -(-self.size // active) if active > 1 else self.size
+        allowed = [c for c in self._requests if running.get(c, 0) < share]
+        if not allowed:
+            return _NOBODY
+        return min(allowed, key=lambda client: (running.get(client, 0), self._served.get(client, -1)))
+
+    def _next_job(self, now: float) -> _Job | None:
         while self._requests:
-            job = self._requests.popleft()
+            client = self._next_client(now)
+            if client is _NOBODY:
+                break  # the free workers are the other clients' share: tasks may use them
+            waiting = self._requests[client]
+            job = waiting.popleft()
+            if not waiting:
+                del self._requests[client]
+            self._turn += 1
+            self._served[client] = self._turn  # the next turn is another client's
             if job.future.set_running_or_notify_cancel():
                 return job
         while self._groups:
@@ -330,7 +393,7 @@ class WorkerPool:
             idle = [w for w in self._workers if w.ready and w.job is None and w.process is not None]
             if not idle:
                 return
-            job = self._next_job()
+            job = self._next_job(now)
             if job is None:
                 return
             idle.sort(key=lambda w: w.idle_since)
@@ -421,7 +484,8 @@ class WorkerPool:
             if worker.job is not None:
                 _fail(worker.job, JobCancelled("the server is stopping"))
                 worker.job = None
-        for job in [*self._requests, *(j for jobs in self._groups.values() for j in jobs)]:
+        for job in [*(j for jobs in self._requests.values() for j in jobs),
+                    *(j for jobs in self._groups.values() for j in jobs)]:
             _fail(job, JobCancelled("the server is stopping"))
         self._requests.clear()
         self._groups.clear()
@@ -429,6 +493,5 @@ class WorkerPool:
 
 
 def _fail(job: _Job, error: Exception) -> None:
-    if not job.future.done():
-        if job.future.running() or job.future.set_running_or_notify_cancel():
-            job.future.set_exception(error)
+    if not job.future.done() and (job.future.running() or job.future.set_running_or_notify_cancel()):
+        job.future.set_exception(error)

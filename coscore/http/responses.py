@@ -10,24 +10,34 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from starlette.responses import Response
 
 from ..diagnostics import shorten
+from ..errors import CoscoreError
 
-__all__ = ["ApiError", "BUDGET_STATUS", "answer", "finite", "floats", "json_bytes", "json_response",
+__all__ = ["ApiError", "BUDGET_STATUS", "RETRY_BUDGETS", "answer", "finite", "floats", "json_bytes", "json_response",
            "error_payload", "error_response", "short_strings"]
 
 #: The status of a request stopped by a budget: ``time`` (it ran too long), ``workers``
 #: (no worker came free in time), ``in_flight`` (too many bytes of bodies held at once)
 #: are 503, to be retried; ``memory`` and ``response`` are 422, the request itself needs
-#: too much; ``body`` is 413 and ``body_timeout`` 408.
+#: too much; ``body`` is 413 and ``body_timeout`` 408. ``client_requests`` and
+#: ``client_in_flight`` (one client holds too many requests, or bytes of bodies, at once)
+#: are 503 too; a JSON body holding too many values (``json_values``) is 413, nested too
+#: deep (``json_depth``) 422.
 BUDGET_STATUS = {"time": 503, "workers": 503, "in_flight": 503, "memory": 422, "response": 422, "body": 413,
-                 "body_timeout": 408}
+                 "body_timeout": 408, "client_requests": 503, "client_in_flight": 503, "json_values": 413,
+                 "json_depth": 422}
+#: The budgets whose 503 asks the client to try again (``Retry-After``).
+RETRY_BUDGETS = frozenset({"workers", "in_flight", "client_requests", "client_in_flight"})
+#: The budgets that may refuse a request before its body has all been read.
+_BODY_LEFT_UNREAD = frozenset({"in_flight", "client_requests", "client_in_flight", "json_depth"})
 
 
-class ApiError(Exception):
+class ApiError(CoscoreError):
     """An error answered as ``{"error": message, ...extra}`` with ``status``."""
 
     def __init__(self, status: int, message: str, **extra: Any):
@@ -37,7 +47,7 @@ class ApiError(Exception):
         self.extra = extra
 
     @classmethod
-    def budget(cls, budget: str, message: str, limit: float | int) -> "ApiError":
+    def budget(cls, budget: str, message: str, limit: float | int) -> ApiError:
         """The error of a request stopped by ``budget`` (see :data:`BUDGET_STATUS`)."""
         return cls(BUDGET_STATUS[budget], message, budget=budget, limit=limit)
 
@@ -85,8 +95,9 @@ def error_payload(exc: ApiError) -> dict:
 
 def error_response(exc: ApiError) -> Response:
     """The response of an error; the connection is closed after a body refused unread."""
-    headers = {"Connection": "close"} if exc.status in (408, 413) else {}
-    if exc.status == 503 and exc.extra.get("budget") in ("workers", "in_flight"):
+    unread = exc.status in (408, 413) or exc.extra.get("budget") in _BODY_LEFT_UNREAD
+    headers = {"Connection": "close"} if unread else {}
+    if exc.status == 503 and exc.extra.get("budget") in RETRY_BUDGETS:
         headers["Retry-After"] = "1"
     return json_response(error_payload(exc), exc.status, headers or None)
 

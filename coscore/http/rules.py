@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import functools
 import weakref
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from ..diagnostics import Diagnostic, RuleError, json_type, shorten
 from ..expr.types import check_rule
@@ -22,8 +23,16 @@ from ..rulecache import RuleCache, rss_bytes
 from .bodies import json_object
 from .responses import ApiError, finite
 
-__all__ = ["Compiler", "diagnostics", "findings", "listed", "test_rule", "DEFAULT_CACHE_SIZE", "DEFAULT_CACHE_BYTES",
-           "MAX_LISTED"]
+__all__ = [
+    "DEFAULT_CACHE_BYTES",
+    "DEFAULT_CACHE_SIZE",
+    "MAX_LISTED",
+    "Compiler",
+    "diagnostics",
+    "findings",
+    "listed",
+    "test_rule",
+]
 
 #: Compiled rules kept per worker, and their bytes (see :class:`coscore.rulecache.RuleCache`).
 DEFAULT_CACHE_SIZE = 256

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Callable
 from multiprocessing.connection import Connection
-from typing import Any, Callable
+from typing import Any
 
 from ..rulecache import rss_bytes
 from .bodies import SpooledBody
@@ -70,6 +71,6 @@ def worker_main(conn: Connection, factory: Callable[..., Any], args: tuple, memo
             try:
                 conn.send(("memory",))
             finally:
-                return  # exit: the pool starts a fresh worker
+                return  # noqa: B012 - exit whatever the send did: the pool starts a fresh worker
         conn.send(reply)
         reply = None

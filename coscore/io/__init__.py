@@ -18,8 +18,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from ._text import open_file
-from .atomic import atomic_output
+from .atomic import atomic_output, clashing_input
 from .errors import InputError
+from .identifiers import id_column, kind_of_name, looks_like_marks
 from .sources import ChainedReader, expand
 from .table import CHUNK_SIZE, INPUT_FORMATS, MISSING, OUTPUT_FORMATS, Chunk, format_of
 
@@ -27,42 +28,55 @@ from .table import CHUNK_SIZE, INPUT_FORMATS, MISSING, OUTPUT_FORMATS, Chunk, fo
 # imports only what it reads and writes (pyarrow.compute, the CSV writer's, takes
 # 70 ms to import, more than a Parquet to Parquet run of 100,000 rows spends scoring).
 
+# What io offers the rest of the package: the fronts (the command, the servers, the apps,
+# report, expect...) import these from ``coscore.io``, never an io module (tests/test_layers.py).
 __all__ = [
-    "AnswerColumns",
-    "Chunk",
     "ID_COLUMN",
     "INPUT_FORMATS",
-    "InputError",
     "MISSING",
     "OUTPUT_FORMATS",
+    "AnswerColumns",
+    "BlanksMisfit",
+    "Chunk",
+    "DelimitedReader",
+    "InputError",
+    "JsonlReader",
     "Reader",
     "Writer",
     "atomic_output",
+    "blank_lists",
+    "clashing_input",
     "expand",
+    "float_values",
     "format_of",
+    "id_column",
+    "kind_of_name",
+    "looks_like_marks",
     "open_file",
     "open_reader",
     "open_writer",
     "scored_metadata",
     "split_blanks",
+    "string_array",
 ]
 
+#: The names imported when first used, and their modules: they need pyarrow and numpy, which
+#: the command's start does not load.
+_LAZY = {
+    "AnswerColumns": "blanks", "ID_COLUMN": "blanks", "BlanksMisfit": "blanks",
+    "split_blanks": "legacy", "blank_lists": "legacy",
+    "scored_metadata": "scored_record",
+    "string_array": "arrays", "float_values": "arrays",
+    "DelimitedReader": "delimited.delimited", "JsonlReader": "jsonl",
+}
+
 def __getattr__(name: str) -> Any:
-    # AnswerColumns and ID_COLUMN (coscore.io.blanks) and split_blanks (coscore.io.legacy)
-    # need pyarrow and numpy: imported when first used, so that the command's start does not.
-    if name in ("AnswerColumns", "ID_COLUMN"):
-        from . import blanks
+    home = _LAZY.get(name)
+    if home is None:
+        raise AttributeError(f"module 'coscore.io' has no attribute {name!r}")
+    import importlib
 
-        return getattr(blanks, name)
-    if name == "split_blanks":
-        from .legacy import split_blanks
-
-        return split_blanks
-    if name == "scored_metadata":
-        from .scored_record import scored_metadata
-
-        return scored_metadata
-    raise AttributeError(f"module 'coscore.io' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
 
 
 class Reader(Protocol):
@@ -191,11 +205,11 @@ def _open_one(path: str, fmt: str, chunk_size: int, options: dict[str, Any]) -> 
 
         return ParquetReader(path, chunk_size, **options)
     if fmt == "xlsx":
-        from .xlsx import XlsxReader
+        from .excel.xlsx import XlsxReader
 
         return XlsxReader(path, chunk_size, **options)
     if fmt in ("xls", "ods"):
-        from .xlsx import WorkbookReader
+        from .excel.xlsx import WorkbookReader
 
         return WorkbookReader(path, chunk_size, kind=f".{fmt}", **options)
     from .legacy import LegacyReader
@@ -210,10 +224,10 @@ def _delimited(path: str, fmt: str, chunk_size: int, *, max_cell_chars: int | No
     else of its text decoded to UTF-8 (its CR line ends as LF) in blocks into a temporary
     file (as standard input is copied)."""
     from ._text import display_name, open_binary
-    from .columnar_csv import ColumnarDelimitedReader
+    from .delimited.columnar_csv import ColumnarDelimitedReader
     from .encodings import decoded, rewritten
 
-    header = {"header_row": header_row, "on_header": on_header, "max_cell_chars": max_cell_chars}
+    header: dict[str, Any] = {"header_row": header_row, "on_header": on_header, "max_cell_chars": max_cell_chars}
     raw = open_binary(path)
     try:
         stream = decoded(raw, encoding, display_name(path), announce)
@@ -285,10 +299,10 @@ def _writer_class(fmt: str) -> Any:
 
         return JsonlWriter
     if fmt == "xlsx":
-        from .xlsx_write import XlsxWriter
+        from .excel.xlsx_write import XlsxWriter
 
         return XlsxWriter
-    from .delimited import DelimitedWriter
+    from .delimited.delimited import DelimitedWriter
 
     return DelimitedWriter
 

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
+from ..errors import CoscoreError
 from .encodings import Announce, decoded, transcoded
 from .errors import InputError
 
@@ -130,7 +131,7 @@ class DecodedLines:
             start = end
 
 
-class LineTooLong(Exception):
+class LineTooLong(CoscoreError):
     """A line longer than a reader's cap: its number and its first bytes."""
 
     def __init__(self, lineno: int, head: bytes) -> None:

@@ -8,7 +8,7 @@ import stat
 import sys
 import tempfile
 from collections.abc import Iterable, Iterator
-from typing import IO
+from typing import IO, Any
 
 from .errors import InputError
 
@@ -31,14 +31,14 @@ def atomic_output(path: str | os.PathLike[str] | None, binary: bool = False) -> 
         return
     target = os.fspath(path)
     mode = "wb" if binary else "w"
-    kwargs = {} if binary else {"encoding": "utf-8", "newline": ""}
+    kwargs: dict[str, Any] = {} if binary else {"encoding": "utf-8", "newline": ""}
     if os.path.isdir(target):
         raise InputError(target, "is a directory, not a file")
     existing = _stat(target)
     if existing is not None and not stat.S_ISREG(existing.st_mode):
         # a device or a pipe (/dev/stdout, a FIFO): written through, never replaced
         try:
-            special = open(target, mode, **kwargs)
+            special = open(target, mode, **kwargs)  # noqa: SIM115 - closed by the with below; its OSError told apart
         except OSError as exc:
             raise InputError(target, f"cannot write: {exc.strerror or exc}") from None
         with special:

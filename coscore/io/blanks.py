@@ -61,7 +61,7 @@ class AnswerColumns:
         *, need: tuple[int, bool] | None = None, exclude: Sequence[str] = (), sample: Chunk | None = None,
         reader: str = "the rule", required: bool = True, header_at: int | None = None,
         name_them: str = "--blanks COL[,COL...]",
-    ) -> "AnswerColumns":
+    ) -> AnswerColumns:
         """Check the options against the header and pick the default blank columns.
 
         The defaults are the columns but ``id``, the label, ``exclude`` and ``coscore_*``
@@ -75,7 +75,7 @@ class AnswerColumns:
         no blank. Raises :class:`InputError` for a column that is not there, naming the
         header's line (CSV, TSV) or row (workbooks): ``header_at``, the reader's
         ``header_row`` (default line 1; a workbook's row when given)."""
-        header_line = ({"line": header_at or 1} if fmt in ("csv", "tsv", "coscore")
+        header_line: dict[str, Any] = ({"line": header_at or 1} if fmt in ("csv", "tsv", "coscore")
                        else {"row": header_at} if header_at is not None else {})
         if fmt == "coscore":
             if blanks:
@@ -121,7 +121,7 @@ class AnswerColumns:
         import pyarrow as pa
 
         if self.fmt == "coscore":
-            texts = chunk.data.get("text")
+            texts: Any = chunk.data.get("text")
             if _is_text_array(texts) and not texts.null_count:
                 return [blank_lists(texts)]
             return [_lists_array([split_blanks("" if t is None else t) for t in chunk.pylist("text")])]
@@ -129,7 +129,7 @@ class AnswerColumns:
             many = chunk.data.get("answers")
             if many is not None and text_lists(many):
                 return [many]
-            one = chunk.data.get("answer")
+            one: Any = chunk.data.get("answer")
             if many is None and _is_text_array(one) and not one.null_count:
                 return [one]
             return [_lists_array(_jsonl_answers(chunk))]
@@ -232,7 +232,7 @@ def _jsonl_answers(chunk: Chunk) -> list[list[str]]:
     return out
 
 
-def _first(chunk: Chunk) -> dict[str, int]:
+def _first(chunk: Chunk) -> dict[str, Any]:
     return chunk.where(0) if len(chunk) else {}
 
 

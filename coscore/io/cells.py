@@ -114,7 +114,9 @@ def _empty_for_null(texts: Any) -> Any:
         return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(np.zeros(n + 1, dtype=np.int32)),
                                                      pa.py_buffer(b"")])
     if pa.types.is_string(texts.type):
-        if not np.diff(offsets_of(texts))[~_valid(texts)].any():  # the nulls hold no bytes: drop the bitmap
+        valid = _valid(texts)
+        assert valid is not None  # some value is null (above)
+        if not np.diff(offsets_of(texts))[~valid].any():  # the nulls hold no bytes: drop the bitmap
             return pa.Array.from_buffers(pa.string(), n, [None, *texts.buffers()[1:]], offset=texts.offset)
     pc = _pc()
     return pc.fill_null(texts, pa.scalar("", texts.type))
@@ -258,7 +260,8 @@ def joined_lines(columns: list[Any], delimiter: str, plain: bool = False) -> Any
         return sink.getvalue()
     pc = _pc()
     columns = [_decoded(c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c) for c in columns]
-    ended = pc.binary_join_element_wise(columns[-1], string_scalar(""), string_scalar("\n"))  # the last value ends its line
+    # the last value ends its line
+    ended = pc.binary_join_element_wise(columns[-1], string_scalar(""), string_scalar("\n"))
     lines = pc.binary_join_element_wise(*columns[:-1], ended, string_scalar(delimiter)) if len(columns) > 1 else ended
     if isinstance(lines, pa.ChunkedArray):
         lines = lines.combine_chunks()

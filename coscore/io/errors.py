@@ -1,10 +1,11 @@
 """The one error the readers and writers raise: :class:`InputError`."""
 from __future__ import annotations
 
+from ..errors import CoscoreError
 from ..messages import shorten
 
 
-class InputError(ValueError):
+class InputError(CoscoreError, ValueError):
     """A data file that cannot be read or written as asked.
 
     The message names the file, and the line (header = line 1), row and column
@@ -43,4 +44,4 @@ class InputError(ValueError):
         if place:
             where.append(", ".join(place))
         # a cell or a header echoed in the problem can be megabytes: the message stays bounded
-        super().__init__(": ".join(where + [shorten(problem)]))
+        super().__init__(": ".join([*where, shorten(problem)]))

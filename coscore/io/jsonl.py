@@ -24,7 +24,6 @@ from .errors import InputError
 from .line_blocks import LineBlock, LineBlocks
 from .table import CHUNK_SIZE, MISSING, Chunk
 
-
 #: A JSON escape of a surrogate code point (a false alarm after an escaped backslash is harmless).
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
 _SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89abcdefABCDEF]")
@@ -174,7 +173,7 @@ class JsonlReader(TextFileReader):
 def _last_key(head: bytes) -> str | None:
     """The last key named in the start of a (too long) line, or ``None``."""
     found = None
-    for found in re.finditer(rb'"((?:[^"\\]|\\.){0,200})"' + _SPACE + rb":", head[:1 << 20]):
+    for found in re.finditer(rb'"((?:[^"\\]|\\.){0,200})"' + _SPACE + rb":", head[:1 << 20]):  # noqa: B007 - the last
         pass
     if found is None:
         return None
@@ -276,9 +275,9 @@ def _nulls_are_values(block: LineBlock, table: Any, names: list[str]) -> bool:
     rows: dict[int, list[str]] = {}
     for name in names:
         column = table.column(name)
-        if column.null_count and _plain(block, name) and b'\\"' + name.encode() + b'"' not in block.data:
-            if len(re.findall(_key_pattern(name, rb"null"), block.data)) == column.null_count:
-                continue  # as many "name": null as nulls (a key appears once per row, at the top)
+        if (column.null_count and _plain(block, name) and b'\\"' + name.encode() + b'"' not in block.data
+                and len(re.findall(_key_pattern(name, rb"null"), block.data)) == column.null_count):
+            continue  # as many "name": null as nulls (a key appears once per row, at the top)
         if column.null_count:
             if column.null_count * _NULL_SHARE > block.count:
                 return False
@@ -326,7 +325,8 @@ class JsonlWriter:
             if texts is None:  # a list, or an Arrow type encoded value by value: None where missing
                 column = _json_values(chunk.pylist(name), chunk.types.get(name))
                 texts = string_array([None if v is MISSING else self._encode(v) for v in column])
-            pairs.append(pc.binary_join_element_wise(string_scalar(self._encode(name) + ": "), texts, string_scalar("")))
+            pairs.append(pc.binary_join_element_wise(string_scalar(self._encode(name) + ": "), texts,
+                                                     string_scalar("")))
         if pairs:
             objects = pc.binary_join_element_wise(*pairs, string_scalar(", "), null_handling="skip")
             lines = pc.binary_join_element_wise(string_scalar("{"), objects, string_scalar("}\n"), string_scalar(""))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
+from typing import Protocol
 
 import numpy as np
 
@@ -12,6 +13,12 @@ from ._text import LineTooLong, decode_error
 #: Bytes read from the stream at a time.
 READ_SIZE = 1 << 20
 _BOM = b"\xef\xbb\xbf"
+
+
+class Readable(Protocol):
+    """What :class:`LineBlocks` reads from: a binary stream's ``read`` (``None`` or ``b""`` at the end)."""
+
+    def read(self, size: int = ..., /) -> bytes | None: ...
 
 
 class LineBlock:
@@ -40,14 +47,13 @@ class LineBlock:
             return self.data.decode("utf-8")
         except UnicodeDecodeError as exc:
             if self._bom:  # located as in the file, where the mark counts as a character
-                exc = _decode_exception(_BOM + self.data)
-                raise decode_error(self.source, self.first - 1, _BOM + self.data, exc) from None
+                located = _decode_exception(_BOM + self.data)
+                raise decode_error(self.source, self.first - 1, _BOM + self.data, located) from None
             raise decode_error(self.source, self.first - 1, self.data, exc) from None
 
     def lines(self) -> Iterator[tuple[int, str]]:
         """Each line's number and text (ending with its ``\\n``), decoded."""
-        for number, line in enumerate(io.StringIO(self.text(), newline="\n"), self.first):
-            yield number, line
+        yield from enumerate(io.StringIO(self.text(), newline="\n"), self.first)
 
 
 class LineBlocks:
@@ -57,7 +63,7 @@ class LineBlocks:
     it is seen to be (before the rest of it is read)."""
 
     def __init__(
-        self, stream: io.RawIOBase | io.BufferedIOBase | object, source: str, max_line_bytes: int | None = None
+        self, stream: Readable, source: str, max_line_bytes: int | None = None
     ) -> None:
         self._stream = stream
         self.source = source
@@ -72,7 +78,7 @@ class LineBlocks:
     def take(self, count: int) -> LineBlock | None:
         """The next ``count`` lines (fewer at the end of the file), or ``None`` when none is left."""
         while self._newlines < count and not self._ended:
-            data = self._stream.read(READ_SIZE)  # type: ignore[attr-defined]
+            data = self._stream.read(READ_SIZE)
             if not data:
                 self._ended = True
                 break

@@ -13,14 +13,11 @@ from .table import CHUNK_SIZE, MISSING, Chunk
 
 
 def _pyarrow() -> Any:
-    """Import pyarrow and pyarrow.parquet, or explain how to get them."""
-    try:
-        import pyarrow
-        import pyarrow.parquet  # noqa: F401
-    except ImportError:
-        raise InputError(
-            "parquet", "reading or writing Parquet needs pyarrow: pip install 'coscore[parquet]'"
-        ) from None
+    """pyarrow, with pyarrow.parquet loaded (imported when a Parquet file is first read or
+    written, so that the command's start stays light)."""
+    import pyarrow
+    import pyarrow.parquet
+
     return pyarrow
 
 
@@ -171,7 +168,7 @@ class ParquetWriter:
             raise InputError(
                 chunk.source,
                 f"these rows do not fit one Parquet schema ({exc}); write CSV or JSON Lines instead",
-                **({chunk.unit: first} if first is not None else {}),
+                **(chunk.where(0) if first is not None else {}),
             ) from None
         self._held.append(table)
         self._held_rows += table.num_rows

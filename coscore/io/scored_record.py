@@ -134,10 +134,8 @@ def scored_metadata(path: str | os.PathLike[str]) -> dict[str, Any] | None:
 
 def _parquet_record(name: str) -> str | None:
     """The record's text from a Parquet file's footer, or ``None``."""
-    try:
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise InputError(name, "reading Parquet needs pyarrow: pip install 'coscore[parquet]'") from None
+    import pyarrow.parquet as pq
+
     try:
         metadata = pq.read_metadata(name).metadata or {}
     except Exception as exc:  # noqa: BLE001 - pyarrow's errors for a damaged or foreign file

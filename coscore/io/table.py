@@ -33,9 +33,9 @@ _EXTENSIONS = {
 class _Missing:
     """The value of a JSON key that a row does not have (written as nothing / empty)."""
 
-    _instance: "_Missing | None" = None
+    _instance: _Missing | None = None
 
-    def __new__(cls) -> "_Missing":
+    def __new__(cls) -> _Missing:
         if cls._instance is None:
             cls._instance = super().__new__(cls)
         return cls._instance
@@ -71,7 +71,7 @@ class Chunk:
     """
 
     columns: list[str]
-    data: dict[str, Sequence[Any]]
+    data: dict[str, Any]
     lines: Sequence[int]
     unit: str = "line"
     source: str = ""
@@ -90,7 +90,7 @@ class Chunk:
             return values.to_pylist()
         return list(values)
 
-    def where(self, index: int) -> dict[str, int]:
+    def where(self, index: int) -> dict[str, Any]:
         """Keyword arguments locating row ``index`` for :class:`InputError`."""
         return {self.unit: self.lines[index]}
 
@@ -107,7 +107,7 @@ class LazyLines(Sequence[int]):
     def __len__(self) -> int:
         return self._size
 
-    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+    def __getitem__(self, index: Any) -> Any:
         if self._lines is None:
             self._lines = self._find()
         return self._lines[index]

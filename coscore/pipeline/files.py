@@ -18,7 +18,7 @@ the file's length. An error in any step, or Ctrl-C, stops all of them.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -49,7 +49,7 @@ def scored_chunks(
     *,
     jobs: int = 1,
     totals: Totals | None = None,
-) -> Iterator[Chunk]:
+) -> Generator[Chunk, None, None]:
     """Each chunk of ``chunks`` with the result columns of ``scoring`` appended as Arrow
     arrays (rows never dropped or reordered); ``chunks`` are taken, and their texts read,
     by the read-ahead threads. A chunk holding a result column already (a scored file)

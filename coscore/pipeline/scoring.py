@@ -28,12 +28,11 @@ from ..io.blanks import AnswerColumns
 from ..io.errors import InputError
 from ..io.table import Chunk
 from ..results import Batch
-from .results import (COMBO_PREFIX, ERROR_COLUMN, ERROR_TYPE, SCORE_COLUMN, SCORE_TYPE, result_arrays,
-                      result_columns)
+from .results import COMBO_PREFIX, ERROR_COLUMN, ERROR_TYPE, SCORE_COLUMN, SCORE_TYPE, result_arrays, result_columns
 from .stream import CHUNK_SIZE, Work
 from .tables import BlankTable, from_columns
 
-__all__ = ["ItemPlan", "LAYOUTS", "Scoring", "TOTAL_COLUMN", "chunk_size"]
+__all__ = ["LAYOUTS", "TOTAL_COLUMN", "ItemPlan", "Scoring", "chunk_size"]
 
 #: The wide layout's total column: the weighted sum of the item scores.
 TOTAL_COLUMN = "total_score"

@@ -22,7 +22,7 @@ DEPTH = 2
 _END = object()
 
 
-def _put(box: queue.Queue, item: Any, stop: threading.Event) -> bool:
+def _put(box: queue.Queue[Any], item: Any, stop: threading.Event) -> bool:
     """Put ``item`` unless ``stop`` is set first; whether it was put."""
     while not stop.is_set():
         try:
@@ -35,7 +35,7 @@ def _put(box: queue.Queue, item: Any, stop: threading.Event) -> bool:
 
 def read_ahead(items: Iterable[T], depth: int = DEPTH) -> Iterator[T]:
     """The items of ``items``, produced by a thread at most ``depth`` ahead."""
-    box: queue.Queue = queue.Queue(maxsize=depth)
+    box: queue.Queue[Any] = queue.Queue(maxsize=depth)
     stop = threading.Event()
     source = iter(items)
 
@@ -77,7 +77,7 @@ class WriteBehind:
 
     def __init__(self, writer: Any, depth: int = DEPTH) -> None:
         self._writer = writer
-        self._box: queue.Queue = queue.Queue(maxsize=depth)
+        self._box: queue.Queue[Any] = queue.Queue(maxsize=depth)
         self._error: BaseException | None = None
         self._dropping = False
         self._thread = threading.Thread(target=self._run, name="coscore-write-behind", daemon=True)

@@ -19,7 +19,7 @@ of tables, each one chunk as it comes (already sized by its source).
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,7 +66,7 @@ class _Unit:
     without blanks) or of a list of Python answers (``answers``), scored by ``plan`` into
     ``part``; ``texts`` once read ahead (see :func:`~coscore.engine.chunk.read_texts`)."""
 
-    __slots__ = ("plan", "columns", "answers", "start", "stop", "part", "texts", "read")
+    __slots__ = ("answers", "columns", "part", "plan", "read", "start", "stop", "texts")
 
     def __init__(self, plan: Plan, columns: Any, answers: list[Any] | None, start: int, stop: int, part: Part):
         self.plan, self.columns, self.answers = plan, columns, answers
@@ -76,7 +76,7 @@ class _Unit:
 
 
 def score_work(works: Iterable[Work], jobs: int = 1, *, unit_size: int | None = 0,
-               ahead: bool = True) -> Iterator[Work]:
+               ahead: bool = True) -> Generator[Work, None, None]:
     """Score each :class:`Work` of ``works`` and give it back, in order, its ``builders``
     (one per table, in order) holding every row's results.
 

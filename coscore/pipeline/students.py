@@ -24,7 +24,7 @@ from .scoring import TOTAL_COLUMN, Scoring
 if TYPE_CHECKING:
     from ..io import Writer
 
-__all__ = ["BLOCK", "StudentTotals", "TOTAL_ERROR_COLUMN", "Tee"]
+__all__ = ["BLOCK", "TOTAL_ERROR_COLUMN", "StudentTotals", "Tee"]
 
 #: The column of :meth:`StudentTotals.write` that says why a student has no total.
 TOTAL_ERROR_COLUMN = "total_error"

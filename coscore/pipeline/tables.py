@@ -35,8 +35,8 @@ import numpy as np
 from .._fast import plain_strings
 from .text_lists import TextList
 
-__all__ = ["BlankTable", "answer_lists", "answers_from_columns", "blank_table", "blank_texts", "from_columns", "is_table",
-           "table_stream", "text_array"]
+__all__ = ["BlankTable", "answer_lists", "answers_from_columns", "blank_table", "blank_texts", "from_columns",
+           "is_table", "table_stream", "text_array"]
 
 #: What to pass, said by every refusal of a source that is neither answers nor columns.
 WHAT_TO_PASS = ("pass answers (a list of answers, each a list of blanks or a string), or blank columns: "
@@ -63,15 +63,15 @@ class BlankTable:
     answers: list[Any] | None = None
 
     @classmethod
-    def of_answers(cls, answers: list[Any]) -> "BlankTable":
+    def of_answers(cls, answers: list[Any]) -> BlankTable:
         """A table of Python answers (the list itself, not copied)."""
         return cls(len(answers), [], answers)
 
-    def slice(self, start: int, stop: int) -> "BlankTable":
+    def slice(self, start: int, stop: int) -> BlankTable:
         """Rows ``start:stop`` (the columns sliced, not copied)."""
         if self.answers is not None:
             return BlankTable(stop - start, [], self.answers[start:stop])
-        groups = []
+        groups: list[tuple[np.ndarray | None, list[Any]]] = []
         for rows, columns in self.groups:
             if rows is None:
                 groups.append((None, [c.slice(start, stop - start) for c in columns]))
@@ -81,7 +81,7 @@ class BlankTable:
                 groups.append((rows[first:last] - start, [c.slice(first, last - first) for c in columns]))
         return BlankTable(stop - start, groups)
 
-    def chunks(self, size: int) -> "Iterator[BlankTable]":
+    def chunks(self, size: int) -> Iterator[BlankTable]:
         """The table ``size`` rows at a time."""
         for start in range(0, self.n_rows, size):
             yield self.slice(start, min(self.n_rows, start + size))
@@ -282,9 +282,8 @@ def _pandas_columns(frame: Any, reads: Collection[int] | None) -> Any:
     ``None`` and NaN are ``""``); every other column is as Arrow takes it (text,
     categories, numbers). A text, object or category column outside ``reads`` is not
     looked at (a rule does not see what a blank it does not read holds)."""
-    import pyarrow as pa
-
     import pandas as pd
+    import pyarrow as pa
 
     columns: list[Any] = []
     for i in range(frame.shape[1]):
@@ -323,7 +322,7 @@ def _python_strings(column: Any) -> TextList | None:
         values[:-1] = categories
         values[-1] = ""
         return TextList(values[column.cat.codes.to_numpy()])
-    if kind != object:
+    if kind != object:  # noqa: E721 - a numpy dtype, equal to object or not
         return None
     values = np.ascontiguousarray(column.to_numpy())
     if plain_strings(values) == len(values):   # strings, none missing: checked in C
@@ -477,7 +476,7 @@ def _groups(lists: Any) -> list[tuple[np.ndarray | None, list[Any]]]:
     Raises ``TypeError`` for a column that is not lists of text or has a null list."""
     import pyarrow as pa
 
-    from ..io.arrays import text_lists   # pyarrow: imported when a table is scored, not with the rule
+    from ..io.arrays import text_lists  # pyarrow: imported when a table is scored, not with the rule
 
     if isinstance(lists, pa.ChunkedArray):
         lists = lists.combine_chunks()
@@ -497,7 +496,7 @@ def _groups(lists: Any) -> list[tuple[np.ndarray | None, list[Any]]]:
             return [(None, [values.slice(int(offsets[0]), len(lists))])]
         starts = offsets[:-1].astype(np.int64)
         return [(None, [_take(values, starts + j) for j in range(width)])]
-    groups = []
+    groups: list[tuple[np.ndarray | None, list[Any]]] = []
     for width in np.unique(widths):
         rows = np.flatnonzero(widths == width)
         starts = offsets[:-1][rows].astype(np.int64)

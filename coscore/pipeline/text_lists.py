@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+import numpy as np
+
 from .._fast import StrColumns, dedup_answers, dedup_strings, plain_strings
 
 __all__ = ["TextColumns", "TextList", "plain"]
@@ -28,14 +30,14 @@ class TextList:
     objects), or ``n`` empty blanks (``values`` ``None``: a column the rule does not
     read). Sliced like an Arrow array."""
 
-    __slots__ = ("values", "n")
+    __slots__ = ("n", "values")
 
-    def __init__(self, values: Sequence[str] | None, n: int | None = None):
+    def __init__(self, values: Sequence[str] | np.ndarray | None, n: int | None = None) -> None:
         self.values = values
         self.n = len(values) if values is not None else int(n or 0)
 
     @classmethod
-    def empty(cls, n: int) -> "TextList":
+    def empty(cls, n: int) -> TextList:
         """``n`` empty blanks."""
         return cls(None, n)
 
@@ -45,7 +47,7 @@ class TextList:
     def __iter__(self) -> Iterator[str]:
         return iter(self.values) if self.values is not None else iter([""] * self.n)
 
-    def slice(self, start: int, length: int) -> "TextList":
+    def slice(self, start: int, length: int) -> TextList:
         """Rows ``start:start + length`` (as ``pyarrow.Array.slice``)."""
         stop = min(self.n, start + length)
         if self.values is None:
@@ -57,7 +59,10 @@ class TextList:
         if self.values is None:
             return [""] * (stop - start)
         rows = self.values[start:stop]
-        return rows if isinstance(rows, list) else rows.tolist()
+        if isinstance(rows, np.ndarray):
+            texts: list[str] = rows.tolist()
+            return texts
+        return rows if isinstance(rows, list) else list(rows)
 
 
 def plain(rows: list[str]) -> list[str]:

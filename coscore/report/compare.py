@@ -15,13 +15,16 @@ import math
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..labelled import LeftOut, Table, left_out
 from .bootstrap import RESAMPLES, SEED, Resampling, interval
 from .counts import PairColumns, TrueScoreColumns, centre, subset
+
+if TYPE_CHECKING:
+    from ..rule import Rule
 from .groups import GroupStats, group_stats
 from .humans import mark_centre, true_score
 from .sections import LevelStats, Provenance, column_cells, json_ready, level_stats
@@ -41,7 +44,7 @@ class Scorer:
 
     name: str
     scores: np.ndarray
-    rule: Any = None
+    rule: Rule | None = None
     provenance: Provenance | None = None
     left_out: LeftOut | None = None
 
@@ -207,8 +210,11 @@ def compare(table: Table, scorers: list[Scorer], date: str, count: int = RESAMPL
     return Comparison(int(rows.size), len(table), table.label or "", table.source, date, count, seed,
                       results, pairs, split_rows(table, scorers, top), resampling.method, label2, humans, by,
                       table.missing_marks,
-                      left_out(table, table.label) if skip and table.label in table.columns else None,
-                      left_out(table, label2, seconds, "second mark") if skip and seconds is not None else None,
+                      left_out(table, table.label) if skip and table.label is not None and table.label in table.columns
+                      else None,
+                      left_out(table, label2, seconds, "second mark")
+                      if skip and label2 is not None and seconds is not None
+                      else None,
                       {s.name: s.left_out for s in scorers if s.left_out is not None})
 
 

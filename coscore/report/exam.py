@@ -219,7 +219,8 @@ def _total(exam: Exam, tables: Mapping[str, Table], scores: dict[str, np.ndarray
     column = Rows()
     column.add(_arrow(students.totals[pred]), len(table))
     table.columns[pred] = column
-    provenance = Provenance(os.path.basename(exam.source) if exam.source else None, file_hash(exam.source) if exam.source else None,
+    provenance = Provenance(os.path.basename(exam.source) if exam.source else None,
+                            file_hash(exam.source) if exam.source else None,
                             data, date)
     report = build_report(table, pred, provenance, None, by, top)
     line = _line("total", table.label, None, report, table.marks, students.totals[pred], resamples, seed)

@@ -24,7 +24,8 @@ scores:
   - ``PRMSE = 1 - mse / vt``
 
   undefined without a double-marked row, and (unlike RSMTool, which divides anyway) when
-  ``vt`` is not positive (beyond rounding: its numerator under 1e-9 of its two terms). With every row double-marked this is ``vt = var(hbar) - ve / 2`` and
+  ``vt`` is not positive (beyond rounding: its numerator under 1e-9 of its two terms). With
+  every row double-marked this is ``vt = var(hbar) - ve / 2`` and
   ``mse = mean((hbar - p)²) - ve / 2``. RSMTool leaves out marks of 0 by default; coscore
   keeps them (0 is a mark on its scale).
 """

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 from .format import flag, fmt, html_flag, html_table, pad, page, text_table, width
 from .humans import DEGRADATION, DEGRADED, DISATTENUATED_R, HH_ADJACENT, HH_EXACT, HH_QWK, HH_R, Consistency
 from .plots import distribution_figure, heatmap_figure, png
-from .render_groups import GROUP_HEADER, GROUP_NOTE, group_table, html_groups
 from .render_compare import comparison_body, comparison_html, comparison_text
+from .render_groups import GROUP_HEADER, GROUP_NOTE, group_table, html_groups
 from .stats import QWK_THRESHOLD, SMD_THRESHOLD, Agreement
 from .summary import agreement_summary, summary_html, summary_text
 
@@ -69,7 +69,7 @@ def _excluded(stats: Agreement) -> str:
 
 
 def render_html(stats: Agreement, title: str = "coscore agreement report", label: str = "human",
-                pred: str = "coscore", report: "FullReport | None" = None) -> str:
+                pred: str = "coscore", report: FullReport | None = None) -> str:
     """A self-contained HTML page: statistics with flags, a score-distribution plot and a
     confusion heatmap (PNG images embedded as base64; needs matplotlib); with ``report``,
     also its provenance and sections (second marks, disagreements, combos, mark levels,
@@ -120,14 +120,14 @@ def _html_figures(stats: Agreement, label: str, pred: str) -> str:
     return "\n".join(f"<tr><th>{name}</th><td>{value}</td><td>{flag}</td></tr>" for name, value, flag in rows)
 
 
-def _html_provenance(p: "Provenance") -> str:
+def _html_provenance(p: Provenance) -> str:
     esc = html.escape
     rule = f"{esc(p.rule)} (SHA-256 {esc(p.rule_sha256 or '')})" if p.rule else "not given"
     return (f'<p class="meta">rule: {rule}<br>data: {esc(p.data)}<br>'
             f'date: <time>{esc(p.date)}</time></p>\n')
 
 
-def _html_sections(report: "FullReport") -> str:
+def _html_sections(report: FullReport) -> str:
     esc = html.escape
     out = [_html_consistency(report.consistency, report.label, report.pred)] if report.consistency else []
     out.append("<h2>Largest disagreements</h2>\n")
@@ -211,7 +211,7 @@ def _html_consistency(c: Consistency, label: str, pred: str) -> str:
                 ["MSE against the true score", fmt(t.mse_true)], ["PRMSE", fmt(t.prmse)]]))
 
 
-def report_text(report: "FullReport") -> str:
+def report_text(report: FullReport) -> str:
     """The full report as plain text: provenance, the figures, then every section."""
     p = report.provenance
     rule = f"{p.rule} (SHA-256 {p.rule_sha256})" if p.rule else "not given"

@@ -24,7 +24,7 @@ _PERCENT = {"exact_agreement", "adjacent_agreement"}
 _POINTS = {"mean_pred", "sd_pred"}
 
 
-def estimate(e: "Estimate | None", key: str = "") -> str:
+def estimate(e: Estimate | None, key: str = "") -> str:
     """A figure with its interval in brackets; ``—`` when undefined or absent."""
     percent = key in _PERCENT
     digits = 2 if key in _POINTS else 3
@@ -34,16 +34,16 @@ def estimate(e: "Estimate | None", key: str = "") -> str:
     return fmt(e.value, digits, percent) + ci
 
 
-def _columns(c: "Comparison") -> list["ScorerResult"]:
+def _columns(c: Comparison) -> list[ScorerResult]:
     """The columns of the table of figures: each scorer, then the second teacher."""
     return [*c.scorers, *([c.human_human] if c.human_human else [])]
 
 
-def _title(s: "ScorerResult") -> str:
+def _title(s: ScorerResult) -> str:
     return f"{s.name} (H–H)" if s.kind == "human" else s.name
 
 
-def _meta(c: "Comparison") -> list[str]:
+def _meta(c: Comparison) -> list[str]:
     """What the figures are about, a sentence a line."""
     out = [f"marks: {c.label}; n = {c.n} rows scored by every scorer (of {c.n_rows}); 95 % bootstrap intervals "
            f"({c.resamples} resamples, seed {c.seed}, resampling {c.method})"]
@@ -55,7 +55,7 @@ def _meta(c: "Comparison") -> list[str]:
     return out
 
 
-def comparison_text(c: "Comparison") -> str:
+def comparison_text(c: Comparison) -> str:
     """A comparison as plain text: one column per scorer, 95 % intervals in brackets."""
     columns = _columns(c)
     width = max([28, *(len(estimate(s.estimates.get(k), k)) + 2 for s in columns for k in s.estimates),
@@ -98,7 +98,7 @@ def comparison_text(c: "Comparison") -> str:
     return "\n".join(lines)
 
 
-def comparison_html(c: "Comparison", title: str) -> str:
+def comparison_html(c: Comparison, title: str) -> str:
     """A comparison as a self-contained HTML page: the table of figures with intervals,
     the pairs, a QWK plot, a confusion heatmap per scorer, the groups and the split rows."""
     return page(title, comparison_body(c))

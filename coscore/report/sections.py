@@ -9,7 +9,7 @@ import datetime as _dt
 import math
 import os
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -17,6 +17,9 @@ from ..labelled import RESULT_PREFIX, LeftOut, Table, file_hash, left_out
 from .groups import GroupStats, cells, group_stats
 from .humans import Consistency, consistency
 from .stats import Agreement, agreement, disagreement_order, round_half_up
+
+if TYPE_CHECKING:
+    from ..rule import Rule
 
 #: The per-combo columns ``coscore score`` writes: ``coscore_combo_<ID>``.
 COMBO_PREFIX = RESULT_PREFIX + "combo_"
@@ -34,7 +37,7 @@ class Provenance:
     date: str
 
     @classmethod
-    def of(cls, data: str, rule_path: str | None = None) -> "Provenance":
+    def of(cls, data: str, rule_path: str | None = None) -> Provenance:
         """The provenance of a report on ``data`` with the rule file at ``rule_path``."""
         epoch = os.environ.get("SOURCE_DATE_EPOCH")
         moment = (_dt.datetime.fromtimestamp(int(epoch), _dt.timezone.utc) if epoch and epoch.isdigit()
@@ -162,7 +165,7 @@ class Rescored:
                 "blank columns (--blanks)?")
 
 
-def rescored(table: Table, scores: np.ndarray, rule: Any) -> Rescored | None:
+def rescored(table: Table, scores: np.ndarray, rule: Rule) -> Rescored | None:
     """Where ``rule`` scores ``table``'s answers otherwise than ``scores`` (the file's), or
     ``None``. The file's scores may be rounded (``--decimals``): the rule's are rounded to
     the fewest decimals that write every one of the file's."""
@@ -206,7 +209,7 @@ def build_report(
     table: Table,
     pred: str,
     provenance: Provenance,
-    rule: Any = None,
+    rule: Rule | None = None,
     by: str | None = None,
     top: int = 10,
     label2: str | None = None,
@@ -236,7 +239,7 @@ def build_report(
     )
 
 
-def disagreements(table: Table, scores: np.ndarray, rule: Any, top: int) -> list[Disagreement]:
+def disagreements(table: Table, scores: np.ndarray, rule: Rule | None, top: int) -> list[Disagreement]:
     """The ``top`` rows with the largest |score − mark|, explained."""
     out = []
     ids = table.ids
@@ -251,7 +254,7 @@ def disagreements(table: Table, scores: np.ndarray, rule: Any, top: int) -> list
     return out
 
 
-def _why(rule: Any, table: Table, i: int, combo_columns: list[str]) -> list[str]:
+def _why(rule: Rule | None, table: Table, i: int, combo_columns: list[str]) -> list[str]:
     """The rule's short explanation of row ``i``, or else the combos its scored columns show."""
     if rule is not None:
         from ..explain import explain, summary

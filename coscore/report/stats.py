@@ -131,8 +131,9 @@ def agreement(human: Any, pred: Any) -> Agreement:
     rh, rp = np.clip(rh_raw, lo, hi), np.clip(rp_raw, lo, hi)
     weights = counts.astype(np.float64)
     figures = PairColumns(h, p, (centre(h, weights), centre(p, weights))).figures(Sample(weights[None, :]))
+    measured: dict[str, Any] = {key: value(figures, key) for key in PAIR_FIGURES if key != "n"}
     return Agreement(
-        **{key: value(figures, key) for key in PAIR_FIGURES if key != "n"},
+        **measured,
         n=int(both.sum()),
         confusion=_confusion(rh, rp, len(SCALE), counts).tolist(),
         n_rows=int(h_all.size),
@@ -178,4 +179,4 @@ def disagreement_order(scores: Any, marks: Any) -> list[int]:
     has_mark = ~np.isnan(h)
     gap = np.where(np.isnan(s), np.inf, np.abs(s - np.where(has_mark, h, 0.0)))
     picked = np.flatnonzero(has_mark & (gap > 0))
-    return [int(i) for i in picked[np.argsort(-gap[picked], kind="stable")]]
+    return picked[np.argsort(-gap[picked], kind="stable")].tolist()   # Python ints, made at once

@@ -132,7 +132,7 @@ def _against_teacher(hm: Agreement, hh: Agreement, drop: float | None, label2: s
                f"accepted ({figures})")
     elif fmt(hm.qwk) == fmt(hh.qwk):
         how = f"as well as the second teacher ({label2}) does ({figures})"
-    elif hm.qwk > hh.qwk:
+    elif hm.qwk is not None and hh.qwk is not None and hm.qwk > hh.qwk:  # both are: drop is
         how = f"better than the second teacher ({label2}) does ({figures})"
     else:
         how = (f"a little less well than the second teacher ({label2}) does, within the {-DEGRADATION:.2f} that "

@@ -21,8 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..io import InputError
-from ..io.blanks import ID_COLUMN
+from ..io import ID_COLUMN, InputError
 from ..labelled import Rows, Table
 from .format import fmt
 from .groups import cells
@@ -185,7 +184,8 @@ def _long(exam: Exam, tables: Mapping[str, Table], names: tuple[str, ...], mark_
 
 
 def _student_table(source: str, divisor: float, marks: np.ndarray, ids: list[str] | None, by: str | None,
-                   groups: list[str] | None, names: tuple[str, ...], mark_matrix: np.ndarray, score_matrices: dict[str, np.ndarray],
+                   groups: list[str] | None, names: tuple[str, ...], mark_matrix: np.ndarray,
+                   score_matrices: dict[str, np.ndarray],
                    origin: np.ndarray | None) -> Table:
     """A table of students: marks, the ids and groups as columns, each item's numbers as its answer."""
     n = len(marks)

@@ -25,19 +25,42 @@ Messages are at most 1,000 characters (:func:`coscore.diagnostics.shorten`). Num
 that JSON cannot hold (NaN, ±inf) are sent as ``null``.
 
 The package holds the endpoints run in the workers (:mod:`.endpoints`, the exam's in
-:mod:`.exams`), the ASGI app (:mod:`.app`), the OpenAPI document (:mod:`.openapi`) and the
-command (:mod:`.command`); what it shares with ``coscore app`` is :mod:`coscore.http`. Run it with ``coscore serve``
-or embed :func:`create_app` in any ASGI server.
+:mod:`.exams`), the ASGI app (:mod:`.app`), the OpenAPI document (:mod:`.openapi`); its
+command is :mod:`coscore.cli.serve`; what it shares with ``coscore app`` is
+:mod:`coscore.http`. Run it with ``coscore serve`` or embed :func:`create_app` in any ASGI server
+(``uvicorn --factory coscore.server:create_app``; see docs/deployment.md).
 """
 from __future__ import annotations
 
 from ..http.options import parse_size
 from ..http.rules import DEFAULT_CACHE_BYTES, DEFAULT_CACHE_SIZE
-from .app import DEFAULT_BODY_TIMEOUT, DEFAULT_MAX_BODY, DEFAULT_MEMORY, DEFAULT_TIMEOUT, DEFAULT_WORKERS, create_app
-from .command import add_arguments, run
+from ..http.settings import ServerSettings
+from .app import (
+                  DEFAULT_BODY_TIMEOUT,
+                  DEFAULT_MAX_BODY,
+                  DEFAULT_MEMORY,
+                  DEFAULT_SETTINGS,
+                  DEFAULT_TIMEOUT,
+                  DEFAULT_WORKERS,
+                  create_app,
+)
 from .endpoints import MAX_CALLS, Service, handler
 from .openapi import OPENAPI
 
-__all__ = ["create_app", "add_arguments", "run", "OPENAPI", "Service", "handler", "parse_size", "MAX_CALLS",
-           "DEFAULT_MAX_BODY", "DEFAULT_CACHE_SIZE", "DEFAULT_CACHE_BYTES", "DEFAULT_WORKERS", "DEFAULT_TIMEOUT",
-           "DEFAULT_MEMORY", "DEFAULT_BODY_TIMEOUT"]
+__all__ = [
+           "DEFAULT_BODY_TIMEOUT",
+           "DEFAULT_CACHE_BYTES",
+           "DEFAULT_CACHE_SIZE",
+           "DEFAULT_MAX_BODY",
+           "DEFAULT_MEMORY",
+           "DEFAULT_TIMEOUT",
+           "DEFAULT_WORKERS",
+           "MAX_CALLS",
+           "OPENAPI",
+           "DEFAULT_SETTINGS",
+           "ServerSettings",
+           "Service",
+           "create_app",
+           "handler",
+           "parse_size",
+]

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -13,18 +14,19 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..http.app import error_handler, health, lifespan, run_job
-from ..http.bodies import BodyLimits, InFlight, read_body
+from ..http.bodies import BodyLimits, read_body
 from ..http.guard import Guard, GuardSettings
-from ..http.options import DEFAULT_IN_FLIGHT
 from ..http.pool import WorkerPool
+from ..http.proxy import ProxyHeaders
+from ..http.ready import Readiness, WarmGate, readyz_route
 from ..http.responses import ApiError, error_response, json_response
 from ..http.rules import DEFAULT_CACHE_BYTES, DEFAULT_CACHE_SIZE
-from ..limits import DEFAULT_LIMITS, Limits
+from ..http.settings import ServerSettings
 from .endpoints import DEFAULT_MAX_RESPONSE, handler
 from .exams import MAX_EXAM_ITEMS
 from .openapi import OPENAPI
 
-__all__ = ["create_app", "DEFAULT_MAX_BODY", "DEFAULT_WORKERS", "DEFAULT_TIMEOUT", "DEFAULT_MEMORY",
+__all__ = ["create_app", "DEFAULT_SETTINGS", "DEFAULT_MAX_BODY", "DEFAULT_WORKERS", "DEFAULT_TIMEOUT", "DEFAULT_MEMORY",
            "DEFAULT_BODY_TIMEOUT"]
 
 DEFAULT_MAX_BODY = 16 * 2**20
@@ -59,42 +61,46 @@ def _endpoint(pool: WorkerPool, kind: str, limits: BodyLimits) -> Callable[[Requ
     return endpoint
 
 
-def create_app(max_body: int = DEFAULT_MAX_BODY, cache_size: int = DEFAULT_CACHE_SIZE,
-               cors_origins: list[str] | None = None, *, workers: int = DEFAULT_WORKERS,
-               timeout: float = DEFAULT_TIMEOUT, memory: int | None = DEFAULT_MEMORY,
-               cache_bytes: int | None = DEFAULT_CACHE_BYTES,
-               body_timeout: float | None = DEFAULT_BODY_TIMEOUT, limits: Limits = DEFAULT_LIMITS,
-               max_in_flight: int | None = DEFAULT_IN_FLIGHT, max_response: int = DEFAULT_MAX_RESPONSE,
-               allowed_hosts: frozenset[str] | None = None, token: str | None = None) -> Starlette:
+#: The service's settings when none are given (``coscore serve``'s defaults).
+DEFAULT_SETTINGS = ServerSettings(max_body=DEFAULT_MAX_BODY, workers=DEFAULT_WORKERS, timeout=DEFAULT_TIMEOUT,
+                                  memory=DEFAULT_MEMORY, body_timeout=DEFAULT_BODY_TIMEOUT, port=8000)
+
+
+def create_app(settings: ServerSettings | None = None, *, cache_size: int = DEFAULT_CACHE_SIZE,
+               cache_bytes: int | None = DEFAULT_CACHE_BYTES, cors_origins: list[str] | None = None,
+               max_response: int = DEFAULT_MAX_RESPONSE, **changes: Any) -> Starlette:
     """The ASGI application; it starts its worker processes at once.
 
-    ``max_body`` is the largest request body accepted (bytes), ``cache_size`` and
-    ``cache_bytes`` how many compiled rules each worker keeps and how many bytes they
-    may take, ``cors_origins`` the browser origins allowed to call the service from
-    another site (``["*"]`` for any; default none). ``workers`` worker processes score
-    at once; a request gets ``timeout`` seconds of a worker's time and each worker may
-    grow by ``memory`` bytes (``None``: unbounded); ``body_timeout`` seconds is the most
-    a client may take to send a body (``None``: no limit). ``limits`` are the budgets
-    rules are compiled with (:class:`coscore.Limits`: each answer's and each rule's).
-    ``/healthz`` is answered by the event loop itself and never waits for a worker. An
-    exam (``/v1/exam/score``) gets ``timeout`` seconds per item, at most
-    :data:`~coscore.server.exams.MAX_EXAM_ITEMS` items.
+    ``settings`` (:class:`~coscore.http.settings.ServerSettings`; default
+    :data:`DEFAULT_SETTINGS`), with ``changes`` to its fields given as keywords
+    (``create_app(workers=1)``), say the budgets and who may call: ``max_body``, the
+    largest request body accepted (bytes), read within ``body_timeout`` seconds;
+    ``workers`` worker processes score at once, a request getting ``timeout`` seconds of a
+    worker's time and each worker growing by at most ``memory`` bytes; ``limits``, the
+    budgets rules are compiled with (:class:`coscore.Limits`); ``max_in_flight`` bytes of
+    bodies held at once, over every request; ``admission``, what each body may hold (JSON
+    values and depth, counted as it arrives) and what each client may hold at once (waiting
+    requests take turns by client); ``allowed_hosts``, the names a browser's request may
+    give as ``Host``; ``token``, the token every request must carry; ``proxy``, the trusted
+    reverse proxies and the path prefix (:mod:`coscore.http.proxy`). ``uvicorn --factory
+    coscore.server:create_app`` serves it with :data:`DEFAULT_SETTINGS`.
 
-    ``max_in_flight`` bytes of bodies are held at once, over every request (``None``: no
-    cap); no answer is over ``max_response`` bytes. A request from a page of another origin
-    is refused, and so is a body declared as anything but JSON (:mod:`coscore.http.guard`);
-    with ``allowed_hosts``, a browser's request naming another ``Host`` too; with
-    ``token``, a request without it.
+    ``cache_size`` and ``cache_bytes`` are how many compiled rules each worker keeps and
+    how many bytes they may take, ``cors_origins`` the browser origins allowed to call the
+    service from another site (``["*"]`` for any; default none); no answer is over
+    ``max_response`` bytes. ``/healthz`` is answered by the event loop itself and never
+    waits for a worker. An exam (``/v1/exam/score``) gets ``timeout`` seconds per item, at
+    most :data:`~coscore.server.exams.MAX_EXAM_ITEMS` items. A request from a page of
+    another origin is refused, and so is a body declared as anything but JSON
+    (:mod:`coscore.http.guard`).
     """
-    if max_body < 0:
-        raise ValueError("max_body must be >= 0")
+    settings = (settings or DEFAULT_SETTINGS).replace(**changes)
     if cache_size < 0 or (cache_bytes is not None and cache_bytes < 0):
         raise ValueError("cache_size and cache_bytes must be >= 0")
-    if body_timeout is not None and body_timeout <= 0:
-        raise ValueError("body_timeout must be > 0 (or None)")
-    pool = WorkerPool(handler, (cache_size, cache_bytes, limits, max_response, timeout), size=workers,
-                      timeout=timeout, memory=memory)
-    bodies = BodyLimits(max_body, body_timeout, InFlight(max_in_flight))
+    timeout, admission = settings.timeout, settings.admission
+    pool = WorkerPool(handler, (cache_size, cache_bytes, settings.limits, max_response, timeout),
+                      size=settings.workers, timeout=timeout, memory=settings.memory)
+    bodies = admission.body_limits(settings.max_body, settings.body_timeout, settings.max_in_flight)
     started = time.time()
 
     async def healthz(request: Request) -> Response:
@@ -105,16 +111,22 @@ def create_app(max_body: int = DEFAULT_MAX_BODY, cache_size: int = DEFAULT_CACHE
 
     routes = [Route(path, _endpoint(pool, kind, bodies), methods=["POST"]) for path, kind in ENDPOINTS.items()]
     routes += [Route("/healthz", healthz, methods=["GET"]), Route("/openapi.json", openapi, methods=["GET"])]
-    guard = GuardSettings(hosts=allowed_hosts, check_host="browser", origins=frozenset(cors_origins or ()),
-                          token=token)
-    middleware = [Middleware(Guard, settings=guard)]
+    readiness = Readiness(pool)  # GET /readyz; requests wait for the workers to warm up (coscore.http.ready)
+    routes.append(readyz_route(readiness))
+    guard = GuardSettings(hosts=settings.allowed_hosts, check_host="browser", origins=frozenset(cors_origins or ()),
+                          token=settings.token)
+    middleware = [Middleware(ProxyHeaders, proxy=settings.proxy)] if settings.proxy.active else []
+    middleware += [admission.middleware(), Middleware(Guard, settings=guard)]
     if cors_origins:
         from starlette.middleware.cors import CORSMiddleware
 
         middleware.append(Middleware(CORSMiddleware, allow_origins=list(cors_origins),
                                      allow_methods=["GET", "POST"], allow_headers=["Content-Type"]))
+    middleware.append(Middleware(WarmGate, readiness=readiness))
     app = Starlette(routes=routes, middleware=middleware, exception_handlers={HTTPException: error_handler()},
                     lifespan=lifespan(stop=[pool.close]))
     app.state.pool = pool
-    app.state.max_body = max_body
+    app.state.readiness = readiness
+    app.state.max_body = settings.max_body
+    app.state.settings = settings
     return app

@@ -11,13 +11,14 @@ exam's papers, under the per-request ``timeout`` times its number of items.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..diagnostics import RuleError, json_type, shorten
-from ..expr.types import combo_findings
 from ..http.bodies import json_object
 from ..http.responses import ApiError, answer, error_payload, finite, floats, json_bytes, short_strings
 from ..http.rules import DEFAULT_CACHE_BYTES, DEFAULT_CACHE_SIZE, Compiler, diagnostics, listed, test_rule
+from ..language import combo_findings
 from ..limits import DEFAULT_LIMITS, Limits
 from ..rule import Rule
 from .exams import ExamClock, score_exam

@@ -7,10 +7,10 @@ student naming each item's answer (an array of blanks, or one string). The answe
 ``{"papers": [{"q1": {"score", "combos", "error"}, ..., "total"}, ...], "warnings": {"q1":
 [...], ...}}`` (each item's warnings are what ``/v1/check`` finds in its rule, the type
 pass's findings included, at most :data:`~coscore.http.rules.MAX_LISTED` of them, errors
-first; ``"warningsOmitted": {"q1": N}`` counts the rest of an item that has more); ``total`` is the weighted sum of the item scores, ``null`` when an item
-failed or has no answer. Each item's answers (over every paper) are scored in one call of
-its rule's ``score_many``, so a score equals what ``/v1/score`` gives for the same rule
-and answer.
+first; ``"warningsOmitted": {"q1": N}`` counts the rest of an item that has more); ``total``
+is the weighted sum of the item scores, ``null`` when an item failed or has no answer.
+Each item's answers (over every paper) are scored in one call of its rule's
+``score_many``, so a score equals what ``/v1/score`` gives for the same rule and answer.
 
 An exam's budgets are the sum of its items': at most :data:`MAX_EXAM_ITEMS` items, each
 rule compiled under the service's limits; the answer's size (papers × Σ (combos + 2)

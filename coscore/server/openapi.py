@@ -40,14 +40,17 @@ _ERRORS = {
     "401": _ok("the server has a token and the request does not carry it", _ref("Error")),
     "403": _ok("the request comes from a page of another origin", _ref("Error")),
     "408": _ok("the request body took longer than the body timeout to arrive", _ref("BudgetError")),
-    "413": _ok("request body over the limit", _ref("BudgetError")),
+    "413": _ok("request body over the limit (budget body), or holding more JSON values than the server takes "
+               "(budget json_values)", _ref("BudgetError")),
     "415": _ok("the body is declared as something else than application/json", _ref("Error")),
     "421": _ok("a browser's request naming a Host the server does not answer to", _ref("Error")),
-    "422": _ok("invalid rule (with its diagnostics), or the request needed more than a worker's memory "
-               "budget", {"oneOf": [_ref("RuleErrors"), _ref("BudgetError")]}),
+    "422": _ok("invalid rule (with its diagnostics), the request needed more than a worker's memory "
+               "budget, or its JSON nests deeper than the server takes (budget json_depth)",
+               {"oneOf": [_ref("RuleErrors"), _ref("BudgetError")]}),
     "503": _ok("the request ran past its wall-time budget (budget time), every worker stayed busy "
-               "(budget workers), or the server holds too many bytes of bodies (budget in_flight)",
-               _ref("BudgetError")),
+               "(budget workers), the server holds too many bytes of bodies (budget in_flight), or this "
+               "client has too many requests or bytes of bodies open (budgets client_requests, "
+               "client_in_flight); retry after Retry-After seconds", _ref("BudgetError")),
 }
 _NUM = {"type": "number", "nullable": True}
 #: the request of the endpoints that take one answer
@@ -148,6 +151,11 @@ OPENAPI: dict = {
             "200": _ok("the service is up", {"type": "object", "properties": {
                 "status": {"type": "string"}, "version": {"type": "string"},
                 "uptime": {"type": "number"}, "cache": {"type": "object"}, "workers": {"type": "object"}}})}),
+        "/readyz": _get("ready", "Readiness: 200 once the worker processes have warmed up and one is ready, "
+                        "else 503 (with Retry-After)", {
+            "200": _ok("ready", {"type": "object", "properties": {
+                "status": {"type": "string"}, "workers": {"type": "object"}}}),
+            "503": {"description": "the workers are still starting (status 'starting') or none is ready"}}),
         "/openapi.json": _get("openapi", "This description", {"200": {"description": "the OpenAPI document"}}),
     },
     "components": {"schemas": {
@@ -174,8 +182,10 @@ OPENAPI: dict = {
         "BudgetError": {"type": "object", "properties": {
             "error": {"type": "string"},
             "budget": {"type": "string", "enum": ["time", "memory", "workers", "body", "body_timeout", "in_flight",
-                                                  "response", "exam_items"]},
-            "limit": {"type": "number", "description": "the budget: seconds, bytes, workers, or items"}}},
+                                                  "response", "exam_items", "client_requests", "client_in_flight",
+                                                  "json_values", "json_depth"]},
+            "limit": {"type": "number", "description": "the budget: seconds, bytes, workers, items, requests, "
+                                                      "values or levels"}}},
         "RuleErrors": {"type": "object", "properties": {
             "error": {"type": "string", "example": "invalid rule"},
             "diagnostics": {"type": "array", "items": _ref("Diagnostic")}}},

@@ -12,12 +12,16 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .misses import Closest, Group, Missed, missed
 from .phrases import Phrase, find, split
+
+if TYPE_CHECKING:
+    from ..rule import Rule
+    from ..spec import RuleSource
 
 __all__ = ["Closest", "Group", "Missed", "Phrase", "Suggestions", "render_text", "suggest"]
 
@@ -60,8 +64,9 @@ def _phrase_dict(p: Phrase) -> dict[str, Any]:
             "under_scored": p.under, "over_scored": p.over, "examples": p.examples}
 
 
-def suggest(rule: Any, answers: Sequence[Any], marks: Sequence[Any], *, top: int = 10, min_rows: int = 3,
-            min_z: float = 2.0, examples: int = 3, limit: int = 20, similar: float = 0.4) -> Suggestions:
+def suggest(rule: Rule | RuleSource, answers: Sequence[Any], marks: Sequence[Any] | np.ndarray, *, top: int = 10,
+            min_rows: int = 3, min_z: float = 2.0, examples: int = 3, limit: int = 20,
+            similar: float = 0.4) -> Suggestions:
     """What ``rule`` (a dict, JSON text, an ``os.PathLike`` or a compiled
     :class:`coscore.Rule`) misses on ``answers`` (lists of blanks or strings) marked
     ``marks`` (``None``/NaN: unmarked, left out).
@@ -106,13 +111,19 @@ def _examples(p: Phrase, answers: list[list[str]], marks: np.ndarray, scores: np
     from ..report import round_half_up
 
     picked = np.asarray(p.rows)
-    gap = np.where(np.isnan(scores[picked]), 0, round_half_up(np.nan_to_num(scores[picked])) - round_half_up(marks[picked]))
+    gap = np.where(np.isnan(scores[picked]), 0,
+                   round_half_up(np.nan_to_num(scores[picked])) - round_half_up(marks[picked]))
     p.under, p.over = int((gap < 0).sum()), int((gap > 0).sum())
     wanted = -1 if p.z > 0 else 1
     side = high[picked] if p.z > 0 else ~high[picked]
-    order = sorted(range(len(picked)), key=lambda k: (not side[k], gap[k] * wanted <= 0,
-                                                        -abs(scores[picked[k]] - marks[picked[k]])
-                                                        if not np.isnan(scores[picked[k]]) else 0, picked[k]))
+
+    def rank(k: int) -> tuple[bool, bool, float, int]:
+        # a named function, not a lambda: mypy spends minutes inferring numpy's operators in a lambda
+        row = int(picked[k])
+        distance = 0.0 if np.isnan(scores[row]) else -abs(float(scores[row]) - float(marks[row]))
+        return (not side[k], bool(gap[k] * wanted <= 0), distance, row)
+
+    order = sorted(range(len(picked)), key=rank)
     seen: set[tuple] = set()
     for k in order:
         r = int(picked[k])

@@ -27,13 +27,16 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..explain import CSEvidence, EMEvidence, OPEvidence, SMEvidence, explain
 from ..report import round_half_up
 from .phrases import ngrams, segments
+
+if TYPE_CHECKING:
+    from ..rule import Rule
 
 
 @dataclass
@@ -72,7 +75,7 @@ class Group:
     shared: str = ""
 
 
-def missed(rule: Any, answers: Sequence[Sequence[str]], marks: np.ndarray, scores: np.ndarray,
+def missed(rule: Rule, answers: Sequence[Sequence[str]], marks: np.ndarray, scores: np.ndarray,
            limit: int = 20, similar: float = 0.4) -> tuple[list[Group], int]:
     """The ``limit`` most missed distinct answers of the marked rows, grouped; and how
     many distinct answers failed (no score: see ``coscore explain``)."""
@@ -140,16 +143,16 @@ def common_text(answers: Sequence[Sequence[str]], longest: int = 40) -> str:
     return ""
 
 
-def closest(rule: Any, answer: Sequence[str], direction: str) -> Closest | None:
+def closest(rule: Rule, answer: Sequence[str], direction: str) -> Closest | None:
     """The closest atom call of ``answer`` (see the module doc) for an answer scored
     ``direction`` (``"under"`` or ``"over"``) of its mark."""
     best: Closest | None = None
     for call in explain(rule, list(answer)).calls:
         closeness, full, detail = _closeness(call.evidence, call.text)
         short = not full
-        if (direction == "under" and short) or (direction == "over" and call.hit):
-            if best is None or closeness > best.closeness:
-                best = Closest(call.atom, call.kind, call.text, bool(call.hit), closeness, detail)
+        if ((direction == "under" and short) or (direction == "over" and call.hit)) and (
+                best is None or closeness > best.closeness):
+            best = Closest(call.atom, call.kind, call.text, bool(call.hit), closeness, detail)
     return best
 
 

@@ -30,9 +30,12 @@ import math
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ..rule import Rule
 
 #: The phrase lengths, in characters.
 SIZES: tuple[int, ...] = (2, 3, 4)
@@ -68,7 +71,7 @@ def ngrams(blanks: Sequence[str], sizes: Sequence[int] = SIZES) -> set[str]:
     return found
 
 
-def atom_texts(rule: Any) -> tuple[list[str], list[str]]:
+def atom_texts(rule: Rule) -> tuple[list[str], list[str]]:
     """What the atoms of ``rule`` (a compiled :class:`coscore.Rule`) name: every key and
     option (prefixes set aside), and the SM options alone."""
     keys: list[str] = []
@@ -132,7 +135,7 @@ def z_score(a: int, n1: int, c: int, n0: int) -> float:
     return log_odds / math.sqrt(sum(1 / x for x in cells))
 
 
-def find(answers: Sequence[Sequence[str]], marks: np.ndarray, rule: Any, min_rows: int = 3,
+def find(answers: Sequence[Sequence[str]], marks: np.ndarray, rule: Rule, min_rows: int = 3,
          min_z: float = 2.0) -> tuple[list[Phrase], int]:
     """The phrases of ``answers`` (the marked rows) found in at least ``min_rows`` rows with
     ``|z| >= min_z`` that no atom of ``rule`` covers, strongest first; and how many

@@ -42,9 +42,10 @@ CACHE_MIN = 16
 
 @dataclass
 class Scored:
-    """One structure's (``key``: thresholds, combos left out) unit-rule results: ``columns`` (distinct answers × combos, 0 for a
-    combo left out), ``failed`` (the answers whose unit rule failed), and once traced,
-    ``calls``: per tuned atom, the ``(answers, best similarities)`` of its calls."""
+    """One structure's (``key``: thresholds, combos left out) unit-rule results: ``columns``
+    (distinct answers × combos, 0 for a combo left out), ``failed`` (the answers whose unit
+    rule failed), and once traced, ``calls``: per tuned atom, the ``(answers, best
+    similarities)`` of its calls."""
 
     key: Any
     columns: np.ndarray
@@ -110,7 +111,7 @@ class Outcomes:
         scored = self._structure(state.structure, None if start is None else start.structure)
         return totals(scored.columns, scored.failed, state.scores, self.kept(state.dropped), self.space.combo_mode)
 
-    def exact(self, state: State, answers: Sequence[int]) -> np.ndarray:
+    def exact(self, state: State, answers: Sequence[int] | np.ndarray) -> np.ndarray:
         """The scores of distinct answers ``answers`` by the rule of ``state`` itself, compiled
         and scored by the engine."""
         import coscore
@@ -168,7 +169,7 @@ class Outcomes:
         return np.flatnonzero(reached)
 
     def _score(self, key: Any, parent: Scored | None, rows: np.ndarray | None) -> Scored:
-        thresholds, dropped = key
+        _thresholds, dropped = key
         if rows is None or parent is None:
             rows = np.arange(len(self.answers))
             columns = np.zeros((len(self.answers), len(self.space.combos)))

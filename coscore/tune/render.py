@@ -23,7 +23,8 @@ def render(result: Tuning, rule: str = "the rule", data: str = "the data", outpu
         f"{result.n} marked rows, {result.n_distinct} distinct answers; searched {'; '.join(knobs) or 'nothing'}",
     ]
     if result.after is None or result.improvement is None:
-        lines += ["", f"{name} of the original rule: {_estimate(result.before).strip()}", "", f"no change: {result.reason}"]
+        lines += ["", f"{name} of the original rule: {_estimate(result.before).strip()}", "",
+                  f"no change: {result.reason}"]
     else:
         lines += [
             f"{result.folds}-fold cross-validation (seed {result.seed}), {result.resamples} paired bootstrap resamples",
@@ -38,9 +39,11 @@ def render(result: Tuning, rule: str = "the rule", data: str = "the data", outpu
         if result.accepted:
             lines += ["changes:", *(f"  {c}" for c in result.changes)]
             same = sum(fold == result.proposed for fold in result.fold_changes)
-            lines.append(f"the search on each fold's other rows found the same changes in {same} of {result.folds} folds")
+            lines.append(f"the search on each fold's other rows found the same changes in {same} of "
+                         f"{result.folds} folds")
             if result.in_sample is not None:
-                lines.append(f"the tuned rule on every row (fitted there, so optimistic): {name} {result.in_sample:.3f}")
+                lines.append("the tuned rule on every row (fitted there, so optimistic): "
+                             f"{name} {result.in_sample:.3f}")
         else:
             lines += [f"no change: {result.reason}", "proposed, not made:", *(f"  {c}" for c in result.proposed)]
     work = result.work

@@ -17,7 +17,10 @@ import copy
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..rule import Rule
 
 #: Candidate OP/CS thresholds: multiples of 0.05 from 0 to 1.
 THRESHOLDS: tuple[float, ...] = tuple(k / 20 for k in range(21))
@@ -93,7 +96,7 @@ class Space:
     combo; ``drop`` whether combos may be left out (never the last one).
     """
 
-    def __init__(self, source: Mapping[str, Any], rule: Any, tuned_atoms: list[str] | None = None,
+    def __init__(self, source: Mapping[str, Any], rule: Rule, tuned_atoms: list[str] | None = None,
                  drop: bool = False):
         self.source = source
         self.combo_mode: str = rule.combo_mode
@@ -123,7 +126,7 @@ class Space:
             now, first = state.thresholds[knob.index], self.original.thresholds[knob.index]
             for value in sorted({*THRESHOLDS, first}):
                 if value != now:
-                    values = state.thresholds[:knob.index] + (value,) + state.thresholds[knob.index + 1:]
+                    values = (*state.thresholds[:knob.index], value, *state.thresholds[knob.index + 1:])
                     out.append((abs(value - first), State(values, state.scores, state.dropped)))
         elif knob.kind == "score":
             if knob.name in state.dropped:
@@ -132,7 +135,7 @@ class Space:
             sign = -1 if first < 0 else 1
             for value in sorted({*(sign * s for s in SCORES), first}):
                 if value != now:
-                    values = state.scores[:knob.index] + (value,) + state.scores[knob.index + 1:]
+                    values = (*state.scores[:knob.index], value, *state.scores[knob.index + 1:])
                     out.append((abs(value - first), State(state.thresholds, values, state.dropped)))
         elif knob.name in state.dropped:
             out.append((0.0, State(state.thresholds, state.scores, state.dropped - {knob.name})))

@@ -20,7 +20,7 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,6 +30,10 @@ from .judge import cross_validate, paired
 from .outcomes import Outcomes, Work
 from .search import METRICS, NAMES, Objective, search
 from .space import Change, Space, State
+
+if TYPE_CHECKING:
+    from ..rule import Rule
+    from ..spec import RuleSource
 
 #: Figures whose best value is reached when the scores equal the marks.
 PERFECT: dict[str, float] = {"qwk": 1.0, "kappa": 1.0, "exact_agreement": 1.0, "adjacent_agreement": 1.0,
@@ -94,8 +98,9 @@ class Tuning:
         })
 
 
-def tune(rule: Any, answers: Sequence[Any], marks: Sequence[Any], *, metric: str = "qwk", folds: int = 5,
-         seed: int = SEED, resamples: int = RESAMPLES, drop: bool = False, limits: Any = None) -> Tuning:
+def tune(rule: Rule | RuleSource, answers: Sequence[Any], marks: Sequence[Any] | np.ndarray, *, metric: str = "qwk",
+         folds: int = 5, seed: int = SEED, resamples: int = RESAMPLES, drop: bool = False,
+         limits: Any = None) -> Tuning:
     """Tune ``rule`` (a dict, JSON text, an ``os.PathLike`` to a rule file, or a compiled
     :class:`coscore.Rule`) on ``answers`` (each a list of blanks or a string) and their
     ``marks`` (numbers; ``None`` or NaN for an unmarked answer, left out).
@@ -108,7 +113,8 @@ def tune(rule: Any, answers: Sequence[Any], marks: Sequence[Any], *, metric: str
     answers for the folds, an unknown metric).
     """
     import coscore
-    from ..expr.types import check_rule
+
+    from ..language import check_rule
 
     started = time.perf_counter()
     if metric not in METRICS:
@@ -147,7 +153,7 @@ def tune(rule: Any, answers: Sequence[Any], marks: Sequence[Any], *, metric: str
     if not proposed:
         before = paired(h, original, original, metric, resamples, seed)[0]
         after = improvement = None
-        reason = _nothing_found(metric, before.value, len(h), searched)
+        reason: str | None = _nothing_found(metric, before.value, len(h), searched)
     else:
         held_out, found = cross_validate(space, outcomes, h, index, metric, folds, seed, clean)
         fold_changes = [space.changes(f.state) for f in found]
@@ -170,7 +176,7 @@ def tune(rule: Any, answers: Sequence[Any], marks: Sequence[Any], *, metric: str
                   time.perf_counter() - started)
 
 
-def _compiled(rule: Any, limits: Any) -> tuple[Any, dict[str, Any], str]:
+def _compiled(rule: Rule | RuleSource, limits: Any) -> tuple[Rule, dict[str, Any], str]:
     """The compiled rule, its JSON data (key order kept) and its text as given."""
     import coscore
 
@@ -187,7 +193,7 @@ def _compiled(rule: Any, limits: Any) -> tuple[Any, dict[str, Any], str]:
     return compiled, compiled.spec.source, text
 
 
-def _marked(answers: Sequence[Any], marks: Sequence[Any]) -> tuple[list[tuple], np.ndarray, np.ndarray]:
+def _marked(answers: Sequence[Any], marks: Sequence[Any] | np.ndarray) -> tuple[list[tuple], np.ndarray, np.ndarray]:
     """The distinct marked answers (as tuples of blanks), each marked row's answer (an
     index into them) and the rows' marks."""
     h_all = np.asarray([math.nan if m is None else m for m in marks], dtype=np.float64)
@@ -206,7 +212,7 @@ def _marked(answers: Sequence[Any], marks: Sequence[Any]) -> tuple[list[tuple], 
     return list(keys), np.asarray(index, dtype=np.int64), np.asarray(h, dtype=np.float64)
 
 
-def _diagnostics(rule: Any, report: Any) -> set[tuple[str, str, str]]:
+def _diagnostics(rule: Rule, report: Any) -> set[tuple[str, str, str]]:
     """What ``coscore check`` says of a rule, as comparable tuples."""
     return {(d.path, d.message, d.severity) for d in [*rule.warnings, *report.diagnostics]}
 

@@ -13,11 +13,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..diagnostics import RuleError
+from ..errors import CoscoreError
 
 __all__ = ["TaskFailed", "TaskAnswers", "task_lines", "task_answers", "answers_of", "describe_rule_error"]
 
 
-class TaskFailed(Exception):
+class TaskFailed(CoscoreError):
     """A task cannot finish; the message is what its ``result`` says."""
 
 
@@ -45,7 +46,7 @@ class TaskAnswers(Sequence[list[str]]):
     def __len__(self) -> int:
         return len(self._lists)
 
-    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+    def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         return self._lists[index].as_py()
@@ -57,8 +58,7 @@ def answers_of(lines: list[str]) -> TaskAnswers:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from ..io.arrays import string_array
-    from ..io.legacy import blank_lists
+    from ..io import blank_lists, string_array
 
     texts = pc.list_element(pc.split_pattern(string_array(lines), ",", max_splits=1), 0)
     return TaskAnswers(pa.table({"answers": blank_lists(texts)}))

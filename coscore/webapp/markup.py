@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import html
 
-from ..expr.nodes import Const, walk
-from ..expr.types import combo_types
 from ..http.responses import ApiError
+from ..language import combo_kinds
 from ..rule import Rule
 
 __all__ = ["MARKUP", "plain", "escaped", "check_data", "rule_markup"]
@@ -56,12 +55,8 @@ def rule_markup(rule: Rule) -> str | None:
     for cid in rule.combo_ids:
         if any(c in cid for c in MARKUP):
             return f"the combo id {cid!r} holds one of {MARKUP} (a test shows combo ids as HTML)"
-    types, _ = combo_types(rule)
-    for combo, t in zip(rule.spec.combos, types):
-        if "str" not in t.kinds:
-            continue
-        for node in walk(combo.tree):
-            if isinstance(node, Const) and isinstance(node.value, str) and "<" in node.value:
-                return (f"combos.{combo.id}.combo gives text and holds '<' in a string (a test shows what a combo "
-                        "gives as HTML)")
+    for combo in combo_kinds(rule):
+        if "str" in combo.kinds and any("<" in text for text in combo.texts):
+            return (f"combos.{combo.id}.combo gives text and holds '<' in a string (a test shows what a combo "
+                    "gives as HTML)")
     return None

@@ -15,34 +15,39 @@ from __future__ import annotations
 
 import inspect
 import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from starlette.middleware import Middleware
-
 from ..http.app import error_handler, lifespan
-from ..http.bodies import BodyLimits, InFlight, read_body
+from ..http.bodies import BodyLimits, read_body
 from ..http.guard import Guard, GuardSettings
-from ..http.options import DEFAULT_IN_FLIGHT
 from ..http.pool import WorkerPool
+from ..http.proxy import ProxyHeaders
+from ..http.ready import Readiness, WarmGate, readyz_route
 from ..http.responses import ApiError, error_response, json_response
 from ..http.rules import DEFAULT_CACHE_BYTES, DEFAULT_CACHE_SIZE
-from ..limits import DEFAULT_LIMITS, Limits
+from ..http.settings import ServerSettings
+from ..workbench import Workbench, workbench_routes
 from .api import Api
+from .bench import AppCatalog
+from .listings import DATASETS, RULES, TASKS, listing_endpoint
+from .quotas import DEFAULT_QUOTAS, Keeper, Quotas
 from .store import Store
 from .tasks import DEFAULT_TASK_TIME, DEFAULT_WORKERS, TaskRunner
 from .work import handler
-from .workbench import workbench_routes
 
-__all__ = ["create_app", "PAGES", "DEFAULT_MAX_BODY", "DEFAULT_TIMEOUT", "DEFAULT_MEMORY", "DEFAULT_BODY_TIMEOUT"]
+__all__ = ["create_app", "DEFAULT_SETTINGS", "PAGES", "DEFAULT_MAX_BODY", "DEFAULT_TIMEOUT", "DEFAULT_MEMORY",
+           "DEFAULT_BODY_TIMEOUT"]
 
 #: Page paths and their templates.
 PAGES = {"/": "index", "/data": "data", "/rules": "rules", "/tasks": "tasks", "/manual": "manual",
@@ -98,56 +103,84 @@ async def _no_icon(request: Request) -> Response:
     return Response(status_code=204)
 
 
+#: The app's settings when none are given (``coscore app``'s defaults): larger bodies and
+#: a longer body timeout than the service's.
+DEFAULT_SETTINGS = ServerSettings(max_body=DEFAULT_MAX_BODY, workers=DEFAULT_WORKERS, timeout=DEFAULT_TIMEOUT,
+                                  memory=DEFAULT_MEMORY, body_timeout=DEFAULT_BODY_TIMEOUT, port=5000)
+
+
 def create_app(app_dir: str | os.PathLike[str], db: str | os.PathLike[str] = "database.db",
-               max_body: int = DEFAULT_MAX_BODY, workers: int = DEFAULT_WORKERS, *,
-               timeout: float = DEFAULT_TIMEOUT, memory: int | None = DEFAULT_MEMORY,
-               body_timeout: float | None = DEFAULT_BODY_TIMEOUT, max_in_flight: int | None = DEFAULT_IN_FLIGHT,
-               task_time: float = DEFAULT_TASK_TIME, limits: Limits = DEFAULT_LIMITS,
-               allowed_hosts: frozenset[str] | None = None, token: str | None = None) -> Starlette:
+               settings: ServerSettings | None = None, *, task_time: float = DEFAULT_TASK_TIME,
+               quotas: Quotas = DEFAULT_QUOTAS, **changes: Any) -> Starlette:
     """The ASGI app serving the original CoScore app folder ``app_dir`` on database ``db``.
 
     ``app_dir`` holds ``templates/`` and ``static/``; ``db`` is created with the original's
     tables when missing. Tasks left ``running`` are scored again when the app starts.
+    ``settings`` (:class:`~coscore.http.settings.ServerSettings`; default
+    :data:`DEFAULT_SETTINGS`), with ``changes`` to its fields given as keywords
+    (``create_app(folder, db, workers=1)``), give the budgets and access below, and the
+    trusted reverse proxies and path prefix (``proxy``, :mod:`coscore.http.proxy`).
     ``workers`` worker processes compile and test rules and score tasks (started at the
     first job; ``app.state.pool.start()`` starts them sooner), each job within ``timeout``
     seconds and ``memory`` bytes, rules compiled with ``limits``; a task may use
     ``task_time`` seconds of them in all. Bodies up to ``max_body`` bytes are read within
     ``body_timeout`` seconds, ``max_in_flight`` bytes of them at once. Requests from other
     sites are refused; with ``allowed_hosts`` (the names the server answers to), requests
-    naming another ``Host`` too; with ``token``, requests without it. When the server
+    naming another ``Host`` too; with ``token``, requests without it. ``admission`` bounds
+    what each body may hold (JSON values and depth, counted as it arrives, so no body is
+    parsed past them) and what each client may hold at once (requests, bytes of bodies). When the server
     stops, the database's write-ahead log is copied into the database file.
+
+    The listings (``GET /api/getData``, ``getRules``, ``getTasks``) are streamed, whole or
+    by page (:mod:`.listings`); the database holds what ``quotas`` allow (:mod:`.quotas`).
+    ``GET /readyz`` says when the workers have warmed up, and requests wait for them
+    (:mod:`coscore.http.ready`).
     """
+    settings = (settings or DEFAULT_SETTINGS).replace(**changes)
+    workers, timeout, memory, admission = settings.workers, settings.timeout, settings.memory, settings.admission
     root = Path(app_dir)
     templates, static = root / "templates", root / "static"
     if not templates.is_dir() or not static.is_dir():
         raise FileNotFoundError(f"{root} is not a CoScore app folder (it needs templates/ and static/)")
     store = Store(db)
-    pool = WorkerPool(handler, (DEFAULT_CACHE_SIZE, DEFAULT_CACHE_BYTES, limits), size=workers, timeout=timeout,
-                      memory=memory, start=False)
-    runner = TaskRunner(store, workers, pool, task_time=task_time)
-    api = Api(store, runner, pool)
-    limits_of_bodies = BodyLimits(max_body, body_timeout, InFlight(max_in_flight))
+    pool = WorkerPool(handler, (DEFAULT_CACHE_SIZE, DEFAULT_CACHE_BYTES, settings.limits), size=workers,
+                      timeout=timeout, memory=memory, start=False)
+    keeper = Keeper(quotas)
+    runner = TaskRunner(store, workers, pool, task_time=task_time, result_check=keeper.check_result,
+                        room=lambda: keeper.room(store))
+    api = Api(store, runner, pool, keeper)
+    readiness = Readiness(pool)
+    limits_of_bodies = admission.body_limits(settings.max_body, settings.body_timeout, settings.max_in_flight)
     get, post = ["GET"], ["POST"]
-    handlers = [
-        ("getData", api.get_data, get), ("createData", api.create_data, post),
+    handlers: list[tuple[str, Callable[[Any], Any], list[str]]] = [
+        ("createData", api.create_data, post),
         ("getDataByName", api.get_data_by_name, post), ("deleteData", api.delete_data, post),
-        ("getRules", api.get_rules, get), ("saveRule", api.save_rule, post),
+        ("saveRule", api.save_rule, post),
         ("deleteRule", api.delete_rule, post), ("testRule", api.test_rule, post),
-        ("getTasks", api.get_tasks, get), ("createTask", api.create_task, post),
+        ("createTask", api.create_task, post),
         ("deleteTask", api.delete_task, post),
     ]
-    routes = [Route(f"/api/{name}", _endpoint(handler, limits_of_bodies), methods=methods)
-              for name, handler, methods in handlers]
+    routes: list[BaseRoute] = [Route(f"/api/{name}", _endpoint(handler, limits_of_bodies), methods=methods)
+                               for name, handler, methods in handlers]
+    routes += [Route(f"/api/{name}", listing_endpoint(store, listing), methods=get)  # streamed (.listings)
+               for name, listing in (("getData", DATASETS), ("getRules", RULES), ("getTasks", TASKS))]
+    routes.append(readyz_route(readiness))
     routes += [Route(path, _page(templates, name), methods=get) for path, name in PAGES.items()]
-    routes += workbench_routes(api, limits_of_bodies)  # coscore's own page: /workbench, /api/workbench/...
+    # coscore's own page, mounted: /workbench, /api/workbench/... (coscore.workbench)
+    routes += workbench_routes(Workbench(AppCatalog(api), pool), limits_of_bodies)
     routes.append(Route("/favicon.ico", _no_icon, methods=get))  # the app has none: no 404 in the console
     routes.append(Mount("/static", StaticFiles(directory=static), name="static"))
-    guard = GuardSettings(hosts=allowed_hosts, check_host="always", token=token, json_prefix="/api/")
+    guard = GuardSettings(hosts=settings.allowed_hosts, check_host="always", token=settings.token,
+                          json_prefix="/api/")
     stop = [lambda: runner.close(wait=False), pool.close, store.checkpoint]
-    app = Starlette(routes=routes, middleware=[Middleware(Guard, settings=guard)],
+    proxy = [Middleware(ProxyHeaders, proxy=settings.proxy)] if settings.proxy.active else []
+    app = Starlette(routes=routes, middleware=[*proxy, admission.middleware(), Middleware(Guard, settings=guard),
+                                               Middleware(WarmGate, readiness=readiness)],
                     exception_handlers={HTTPException: error_handler("/api/", named=True)},
                     lifespan=lifespan(start=[runner.resume], stop=stop))
     app.state.store = store
     app.state.runner = runner
     app.state.pool = pool
+    app.state.readiness = readiness
+    app.state.settings = settings
     return app

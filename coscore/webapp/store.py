@@ -4,7 +4,8 @@
 ``rules (name, prompt, description, rule, create_time, modify_time)``,
 ``tasks (data_name, rule_name, task_name, status, create_time, executed_time, result)``;
 every column TEXT, times ``%Y-%m-%d %H:%M:%S`` in local time, as the original writes them,
-so one database file serves either server. coscore opens it in WAL mode with a busy
+so one database file serves either server. The listings are read a row at a time by
+:mod:`.listings`, never whole. coscore opens it in WAL mode with a busy
 timeout, gives each thread its own connection and makes every write one transaction
 (``BEGIN IMMEDIATE``): concurrent requests and tasks wait for each other instead of
 failing with ``database is locked``, and a crash never leaves half a write behind.
@@ -15,8 +16,9 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 __all__ = ["Store", "now"]
 
@@ -74,17 +76,17 @@ class Store:
         return self._connection().execute(sql, params).fetchall()
 
     # -- datasets ------------------------------------------------------------------------
-    def datasets(self) -> list[dict]:
-        rows = self.read("SELECT name, description, type, data, length, create_time FROM data")
-        return [_dataset(row) for row in rows]
-
     def dataset(self, name: str) -> dict | None:
         rows = self.read("SELECT name, description, type, data, length, create_time FROM data WHERE name = ?",
                          (name,))
         return _dataset(rows[0]) if rows else None
 
-    def add_dataset(self, name: str, desc: str, kind: str, data: str, length: int) -> None:
+    def add_dataset(self, name: str, desc: str, kind: str, data: str, length: int,
+                    check: Callable[[sqlite3.Connection], None] | None = None) -> None:
+        """Insert a dataset; ``check(db)`` first, in the same transaction (it may raise)."""
         with self.write() as db:
+            if check is not None:
+                check(db)
             db.execute("INSERT INTO data VALUES (?, ?, ?, ?, ?, ?)", (name, desc, kind, data, length, now()))
 
     def delete_dataset(self, name: str) -> int:
@@ -115,18 +117,15 @@ class Store:
             return db.execute("DELETE FROM rules WHERE name = ?", (name,)).rowcount
 
     # -- tasks ---------------------------------------------------------------------------
-    def tasks(self) -> list[dict]:
-        rows = self.read("SELECT data_name, rule_name, task_name, status, create_time, executed_time, result "
-                         "FROM tasks")
-        return [{"data_name": r[0], "rule_name": r[1], "task_name": r[2], "status": r[3], "created": r[4],
-                 "executed": r[5], "result": r[6]} for r in rows]
-
     def task_exists(self, name: str) -> bool:
         return bool(self.read("SELECT 1 FROM tasks WHERE task_name = ? LIMIT 1", (name,)))
 
-    def add_task(self, data_name: str, rule_name: str, task_name: str) -> int:
-        """Insert a ``running`` task; its row id."""
+    def add_task(self, data_name: str, rule_name: str, task_name: str,
+                 check: Callable[[sqlite3.Connection], None] | None = None) -> int:
+        """Insert a ``running`` task; its row id. ``check(db)`` first, in the same transaction."""
         with self.write() as db:
+            if check is not None:
+                check(db)
             cursor = db.execute("INSERT INTO tasks VALUES (?, ?, ?, 'running', ?, NULL, NULL)",
                                 (data_name, rule_name, task_name, now()))
             return int(cursor.lastrowid or 0)
@@ -136,8 +135,14 @@ class Store:
         return [(int(r[0]), r[1], r[2]) for r in
                 self.read("SELECT rowid, data_name, rule_name FROM tasks WHERE status = 'running'")]
 
-    def finish_task(self, rowid: int, status: str, result: str) -> None:
+    def finish_task(self, rowid: int, status: str, result: str,
+                    check: Callable[[sqlite3.Connection, int, str], str | None] | None = None) -> None:
+        """Store a task's outcome; when ``check(db, rowid, result)`` (in the same transaction)
+        gives a reason, the task is stored ``failed`` with it instead."""
         with self.write() as db:
+            problem = check(db, rowid, result) if check is not None else None
+            if problem is not None:
+                status, result = "failed", problem
             db.execute("UPDATE tasks SET status = ?, executed_time = ?, result = ? WHERE rowid = ?",
                        (status, now(), result, rowid))
 

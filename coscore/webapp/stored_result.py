@@ -3,7 +3,7 @@
 The original stored ``json.dumps({"scores": [...], "logs": [debugInfo, ...]})`` with the
 Python types its engine produced: ``0`` and ``10`` (ints) next to ``8.0`` (a float),
 ``true`` where a logic combo's score is a bool. The batch engine gives float64 columns,
-so the types come from the type pass (:func:`coscore.expr.types.combo_types`): the
+so the types come from the type pass (:func:`coscore.language.combo_kinds`): the
 Python types each combo's value may have when truthy and when falsy (``M`` of an OP atom
 is a float when it hits and int ``0`` when not; ``G`` a bool; ``T`` a str; …), and each
 answer's value, zero or not, picks one side. Where a side holds more than one type
@@ -14,12 +14,14 @@ original engine's twin, once per distinct answer. Everything else stays columnar
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from ..compat import Rule as _CompatRule
-from ..expr.types import combo_types, product_kinds
+from ..errors import CoscoreError
+from ..language import combo_kinds
 from ..results import Batch
 from ..rule import Rule
 
@@ -29,10 +31,9 @@ __all__ = ["AnswerFailed", "result_json", "result_parts", "result_text", "score_
 _EXACT = 2.0**53
 #: The code of each kind a stored value can have (0: not known, re-score the answer).
 _CODES = {"bool": 1, "int": 2, "float": 3}
-_INT = frozenset({"int"})
 
 
-class AnswerFailed(Exception):
+class AnswerFailed(CoscoreError):
     """Scoring answer ``index`` (0-based) failed with ``message``."""
 
     def __init__(self, index: int, message: str):
@@ -48,22 +49,9 @@ def _code(kinds: frozenset[str]) -> int:
 
 def _combo_codes(rule: Rule) -> list[tuple[int, int]]:
     """Each combo's contribution's kind codes ``(when non-zero, when zero)``, from the
-    type pass (:func:`coscore.expr.types.combo_types`)."""
-    types, mixed_u = combo_types(rule)
-    if mixed_u:  # U's per-answer cache could hand one call another's value: type nothing
-        return [(0, 0)] * len(types)
-    codes = []
-    for combo, t in zip(rule.spec.combos, types):
-        score = frozenset({type(combo.score).__name__})
-        truthy, falsy = t.split
-        if combo.mode == "logic":  # score if truthy else int 0
-            nonzero, zero = score, _INT | (score if not combo.score else frozenset())
-        else:  # value * score
-            nonzero, zero = product_kinds(truthy, score), product_kinds(falsy, score)
-            if not combo.score:
-                zero |= nonzero
-        codes.append((_code(nonzero) if combo.score else 0, _code(zero)))
-    return codes
+    type pass (:func:`coscore.language.combo_kinds`); ``(0, 0)`` where not known."""
+    return [(_code(c.contribution[0]), _code(c.contribution[1])) if c.contribution is not None else (0, 0)
+            for c in combo_kinds(rule)]
 
 
 def _typed_columns(rule: Rule, batch: Batch) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:

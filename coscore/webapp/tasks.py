@@ -11,8 +11,8 @@ be scored, or the budget it went over.
 The lines of data go to the workers in slices (split into answers there), each sized to
 take about :data:`SLICE_SECONDS` (one answer first, then more as they prove quick).
 Every task waits its turn for a worker, one slice at a time, so a small task finishes
-beside large ones instead of after them, and requests go before all of them. Budgets: each slice gets the pool's wall-time
-and memory budgets (an answer alone over them fails the task, naming it), the answers'
+beside large ones instead of after them, and requests go before all of them. Budgets: each
+slice gets the pool's wall-time and memory budgets (an answer alone over them fails the task, naming it), the answers'
 own budgets (:class:`coscore.Limits`) hold inside, and a task may use ``task_time``
 seconds of workers' time in all and build a ``result`` of at most ``max_result``
 characters. :meth:`TaskRunner.cancel` stops a task at once: its waiting slice is dropped
@@ -23,9 +23,11 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
+from ..errors import CoscoreError
 from ..http.pool import JobCancelled, OverBudget, WorkerPool, WorkerStopped
 from ..rulecache import rule_key
 from .answers import TaskAnswers, TaskFailed, describe_rule_error, task_answers, task_lines
@@ -50,7 +52,7 @@ MAX_TASKS = 64
 _log = logging.getLogger("coscore.webapp")
 
 
-class _Stopped(Exception):
+class _Stopped(CoscoreError):
     """The task was deleted, or the server is stopping: store nothing."""
 
 
@@ -69,8 +71,16 @@ class TaskRunner:
     each writing its outcome to ``store``; see the module's description."""
 
     def __init__(self, store: Store, workers: int = DEFAULT_WORKERS, pool: WorkerPool | None = None, *,
-                 task_time: float = DEFAULT_TASK_TIME, max_result: int = DEFAULT_MAX_RESULT):
+                 task_time: float = DEFAULT_TASK_TIME, max_result: int = DEFAULT_MAX_RESULT,
+                 result_check: Callable[..., str | None] | None = None,
+                 room: Callable[[], int | None] | None = None):
+        """``result_check(db, rowid, result)``, when given, says why a result may not be
+        stored (the store's quota, :meth:`.quotas.Keeper.check_result`): the task is then
+        stored ``failed`` with that reason; ``room()`` the characters the results may still
+        grow by (``None``: any), which a task's result is held to as it is built."""
         self.store = store
+        self.result_check = result_check
+        self.room = room
         self.pool = pool if pool is not None else WorkerPool(handler, size=max(1, workers), start=False)
         self._own_pool = pool is None
         self.task_time = task_time
@@ -131,7 +141,7 @@ class TaskRunner:
                     del self._runs[rowid]
         if run.cancelled:
             return "deleted"
-        self.store.finish_task(rowid, status, result)
+        self.store.finish_task(rowid, status, result, check=self.result_check)
         return status
 
     def score(self, data_name: str, rule_name: str) -> str:
@@ -153,6 +163,8 @@ class TaskRunner:
         scores: list[str] = []
         logs: list[str] = []
         spent, size, start, chars = 0.0, 1, 0, 0
+        room = self.room() if self.room is not None else None
+        max_result = self.max_result if room is None else min(self.max_result, room)
         while start < len(lines) or not scores:  # one slice at least: the rule must compile
             if run.cancelled or self._stopping:
                 raise _Stopped
@@ -182,9 +194,10 @@ class TaskRunner:
             if not part:
                 break
             chars += len(score_part) + len(log_part) + 4
-            if chars > self.max_result:
-                raise TaskFailed(f"the result would be longer than {self.max_result:,} characters "
-                                 "(limit max_result)")
+            if chars > max_result:
+                raise TaskFailed(f"the result would be longer than {max_result:,} characters (limit "
+                                 + ("max_result)" if max_result == self.max_result else
+                                    "--max-task-bytes: the tasks' quota has no more room; delete tasks)"))
             scores.append(score_part)
             logs.append(log_part)
             spent += seconds

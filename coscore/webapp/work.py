@@ -12,22 +12,23 @@ again by ``createTask`` on the same worker. Jobs:
   ``result`` (:func:`.stored_result.result_parts`),
   and the seconds it took; ``("failed", index, message)`` for the first answer that
   cannot be scored; ``("invalid", message)`` when the rule does not compile;
-- ``"workbench.*"``: the rule workbench's jobs (:mod:`.workbench.jobs`).
+- ``"workbench.*"``: the rule workbench's jobs (:mod:`coscore.workbench.jobs`).
 """
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..diagnostics import RuleError
 from ..http.responses import ApiError, answer, json_bytes
 from ..http.rules import DEFAULT_CACHE_BYTES, DEFAULT_CACHE_SIZE, Compiler, test_rule
 from ..limits import DEFAULT_LIMITS, Limits
 from ..rule import Rule
+from ..workbench import workbench_jobs
 from .answers import answers_of, describe_rule_error
 from .markup import rule_markup
 from .stored_result import AnswerFailed, result_parts, score_answers
-from .workbench.jobs import workbench_jobs
 
 __all__ = ["AppWork", "handler", "score_lines"]
 

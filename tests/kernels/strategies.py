@@ -3,11 +3,14 @@ from __future__ import annotations
 
 import os
 import struct
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+
+from support import examples
 
 SPECIAL = (
     "\x00\ud800\udbff\udc00\udfff\U0001F600\U00010400\U00010428\U0010FFFF"  # NUL, lone surrogates, astral
@@ -27,11 +30,11 @@ keys_st = st.lists(st.one_of(texts, st.text(small_alphabet, max_size=20), long_k
 any_text = st.text(st.one_of(small_alphabet, any_char), max_size=6)
 
 # COSCORE_KERNEL_EXAMPLES scales the examples per property (the debug build's run, slower
-# under sanitizers, uses a fraction of them)
+# under sanitizers, uses a fraction of them), and so does the run's profile (a third in CI)
 _SCALE = float(os.environ.get("COSCORE_KERNEL_EXAMPLES", "1"))
-SETTINGS = settings(max_examples=max(10, int(300 * _SCALE)), deadline=None,
+SETTINGS = settings(max_examples=examples(int(300 * _SCALE)), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
-SETTINGS_MANY = settings(max_examples=max(10, int(100 * _SCALE)), deadline=None,
+SETTINGS_MANY = settings(max_examples=examples(int(100 * _SCALE)), deadline=None,
                          suppress_health_check=[HealthCheck.too_slow])
 
 # --- SM -------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
+
 from kernels.strategies import SETTINGS, Sub, any_text, as_key, same
 
 well_formed = st.one_of(
@@ -67,7 +68,7 @@ def test_longest(kernels, strings):
     assert kernels.batch.longest(strings) == top
     assert kernels.batch.longest(tuple(strings)) == top
     assert kernels.batch.longest(iter(strings)) == top
-    assert kernels.batch.longest(strings + [Sub("abcdefg"), ["x"]]) == max(top, 7)
+    assert kernels.batch.longest([*strings, Sub("abcdefg"), ["x"]]) == max(top, 7)
 
 
 @SETTINGS
@@ -99,12 +100,12 @@ def test_dedup_strings_rejects_non_str(kernels):
 def test_dedup_answers_any_container(kernels, answers, subclass):
     answers = answers + answers[::2]
     if subclass and answers and not isinstance(answers[0], str) and answers[0]:
-        answers[0] = [Sub(answers[0][0])] + list(answers[0][1:])   # the slow path, same result
+        answers[0] = [Sub(answers[0][0]), *answers[0][1:]]   # the slow path, same result
     distinct, inverse = kernels.batch.dedup_answers(answers)
     assert [as_key(d) for d in distinct] == list(dict.fromkeys(as_key(a) for a in answers))
     assert [as_key(distinct[j]) for j in inverse] == [as_key(a) for a in answers]
     with pytest.raises(TypeError):
-        kernels.batch.dedup_answers(answers + [None])
+        kernels.batch.dedup_answers([*answers, None])
 
 
 @SETTINGS

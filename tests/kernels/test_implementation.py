@@ -1,9 +1,9 @@
 """Choosing the implementation: ``coscore._fast`` re-exports every kernel of the one it
-picked (and the plain statements of the SM walk and CS tokens both share), ``COSCORE_IMPLEMENTATION`` forces one, the twins stand in when the compiled modules
-are missing, and the conformance corpus passes with the twins."""
+picked (and the plain statements of the SM walk and CS tokens both share),
+``COSCORE_IMPLEMENTATION`` forces one, the twins stand in when the compiled modules are
+missing, and the conformance corpus passes with the twins."""
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import coscore._fast
+from support import coscore_env
 
 ROOT = Path(__file__).resolve().parents[2]
 #: what the dispatcher re-exports from coscore._fast._common, the same in both implementations
@@ -18,10 +19,10 @@ COMMON = ("group_hits", "tokens", "StrColumns")
 
 
 def _import_in_subprocess(value, code="import coscore._fast as f; print(f.IMPLEMENTATION, f.LcsScorer.__module__)"):
-    env = {k: v for k, v in os.environ.items() if k != "COSCORE_IMPLEMENTATION"}
+    env = coscore_env()
+    env.pop("COSCORE_IMPLEMENTATION", None)
     if value is not None:
         env["COSCORE_IMPLEMENTATION"] = value
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
 
 
@@ -38,7 +39,7 @@ def test_every_kernel_name_is_reexported():
     for name in COMMON:   # the same pure-Python functions whichever implementation runs
         assert getattr(coscore._fast, name).__module__ == "coscore._fast._common", name
     assert coscore._fast.IMPLEMENTATION in ("cython", "python")
-    assert getattr(coscore._fast, "LcsScorer") is coscore._fast.modules()["lcs"].LcsScorer
+    assert coscore._fast.LcsScorer is coscore._fast.modules()["lcs"].LcsScorer
 
 
 def test_the_environment_variable_forces_an_implementation():
@@ -77,11 +78,15 @@ def test_without_compiled_modules_the_twins_are_used():
 
 def test_conformance_corpus_with_the_twins():
     """tests/test_conformance.py with ``COSCORE_IMPLEMENTATION=python``, in a subprocess
-    (about 15 s; the run under that variable itself does it in process)."""
+    (some seconds; the run under that variable itself does it in process). ``score_many``
+    on threads (``jobs`` 2 and -1) is left to the compiled run: the kernels are the same
+    on one thread or several."""
     if coscore._fast.IMPLEMENTATION == "python":
         pytest.skip("this run uses the twins already: tests/test_conformance.py checks them")
-    env = dict(os.environ, COSCORE_IMPLEMENTATION="python")
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "tests/test_conformance.py"],
+    env = coscore_env(COSCORE_IMPLEMENTATION="python")
+    threads = [f"tests/test_conformance.py::test_score_many_matches_every_case[{jobs}]" for jobs in (2, -1)]
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider",
+                           *(arg for test in threads for arg in ("--deselect", test)), "tests/test_conformance.py"],
                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+    assert "2 deselected" in done.stdout, done.stdout[-3000:]
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

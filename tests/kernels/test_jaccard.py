@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import reference as ref
 from hypothesis import example, given
 from hypothesis import strategies as st
+
+import reference as ref
 from kernels.strategies import SETTINGS, Sub, any_char, keys_st, same, texts
 
 

@@ -5,10 +5,11 @@ import random
 
 import numpy as np
 import pytest
-import reference as ref
 from hypothesis import example, given
 from hypothesis import strategies as st
-from kernels.strategies import SETTINGS, SETTINGS_MANY, keys_st, long_keys, small_alphabet, same, texts
+
+import reference as ref
+from kernels.strategies import SETTINGS, SETTINGS_MANY, keys_st, long_keys, same, small_alphabet, texts
 
 
 def test_op_examples(kernels):
@@ -64,11 +65,11 @@ def test_op_sparse_long_keys(kernels, keys, s):
     """Every long key's rows stored sparsely (per 64-code-point block)."""
     old = kernels.lcs._set_dense_limit(0)  # read when a scorer is built
     try:
-        sc = kernels.lcs.LcsScorer(keys + ["ab", "x" * 40])
+        sc = kernels.lcs.LcsScorer([*keys, "ab", "x" * 40])
     finally:
         kernels.lcs._set_dense_limit(old)
-    assert sc.lengths(s) == [ref.lcs_length(k, s) for k in keys + ["ab", "x" * 40]]
-    assert sc.best(s) == ref.op_best(keys + ["ab", "x" * 40], s)
+    assert sc.lengths(s) == [ref.lcs_length(k, s) for k in [*keys, "ab", "x" * 40]]
+    assert sc.best(s) == ref.op_best([*keys, "ab", "x" * 40], s)
 
 
 def test_op_big_key(kernels):

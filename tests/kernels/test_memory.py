@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import coscore._fast
+from support import coscore_env
 
 resource = pytest.importorskip("resource")
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,8 +68,7 @@ def test_out_of_memory_raises_memory_error_not_a_crash():
         coscore._fast.modules("cython")
     except ImportError as exc:
         pytest.skip(f"the compiled kernels are not available: {exc}")
-    env = dict(os.environ)
-    env.update(COSCORE_IMPLEMENTATION="cython", PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]))
+    env = coscore_env(COSCORE_IMPLEMENTATION="cython")
     run = subprocess.run([sys.executable, "-c", _SCRIPT], capture_output=True, text=True, env=env,
                          cwd=ROOT, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]

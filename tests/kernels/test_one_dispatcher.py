@@ -88,8 +88,8 @@ def test_the_sources_are_found():
     assert {"lcs", "jaccard", "substring", "batch", "arrow", "texts", "_scorer"} <= COMPILED
     assert {"lcs_py", "jaccard_py", "substring_py", "batch_py", "arrow_py", "_common"} <= FAST_MODULES
     assert len(OUTSIDE) > 20 and len(TWINS) >= 5 and len(CYTHON) >= 7
-    # the readers see what they should: explain.py imports the dispatcher, substring.pyx _common
-    assert any(m == "coscore._fast" for m, _ in _imported_modules(PACKAGE / "explain.py"))
+    # the readers see what they should: explain/evidence.py imports the dispatcher, substring.pyx _common
+    assert any(m == "coscore._fast" for m, _ in _imported_modules(PACKAGE / "explain" / "evidence.py"))
     assert any(m == "coscore._fast._common" for m, _ in _cython_imports(FAST / "substring.pyx"))
 
 

@@ -7,9 +7,10 @@ import threading
 
 import numpy as np
 import pytest
-import reference as ref
 from hypothesis import given
 from hypothesis import strategies as st
+
+import reference as ref
 from kernels.strategies import SETTINGS_MANY, Sub, keys_st, same, sm_groups_st, texts
 
 # kind -> (module, class, argument strategy, single method, batch method, dtype, other methods of a text)
@@ -60,7 +61,8 @@ def test_huge_answer(kernels):
     """A long answer against 24 keys (1,000,000 characters compiled, 20,000 in pure Python;
     no timing assertion)."""
     size = 1_000_000 if kernels.name == "cython" else 20_000
-    keys = [a + b + "车道" + c for a in ("前进障碍", "前进车辆", "前进行人") for b in ("变换", "变更") for c in ("停止", "停车", "避让", "减速")][:24]
+    keys = [a + b + "车道" + c for a in ("前进障碍", "前进车辆", "前进行人") for b in ("变换", "变更")
+            for c in ("停止", "停车", "避让", "减速")][:24]
     assert len(keys) == 24
     s = ("前进一二车道停三障碍" * (size // 10))[:size]
     lcs = kernels.lcs.LcsScorer(keys)

@@ -5,11 +5,20 @@ from __future__ import annotations
 import random
 
 import pytest
-import reference as ref
 from hypothesis import example, given
 from hypothesis import strategies as st
+
+import reference as ref
 from kernels.strategies import (
-    SETTINGS, Sub, sm_groups_st, sm_option, sm_text_chars, sm_wide_groups, same, small_alphabet, texts,
+    SETTINGS,
+    Sub,
+    same,
+    sm_groups_st,
+    sm_option,
+    sm_text_chars,
+    sm_wide_groups,
+    small_alphabet,
+    texts,
 )
 
 
@@ -173,9 +182,10 @@ def test_sm_nibble_prefilter_equals_other_scans(kernels, n, size):
     rnd = random.Random(n * 100 + size)
     alphabet = [chr(0x4E00 + 37 * i) for i in range(size)] + ["a", "\u0161"]
     lookalikes = [chr(ord(c) ^ 0x0101) for c in alphabet] + [chr(((ord(c) & 0xFF) << 8) | (ord(c) >> 8)) for c in alphabet]
-    filler = lookalikes + ["x", "一", "\u00e9"]
+    filler = [*lookalikes, "x", "一", "\u00e9"]
     long_option = "".join(rnd.choice(alphabet) for _ in range(70))   # two state words
-    for options in ([[c] for c in alphabet], [["".join(rnd.sample(alphabet, min(3, size)))] for _ in range(6)], [[long_option], alphabet[:2]]):
+    for options in ([[c] for c in alphabet], [["".join(rnd.sample(alphabet, min(3, size)))] for _ in range(6)],
+                    [[long_option], alphabet[:2]]):
         strings = []
         for _ in range(8):
             t = [rnd.choice(filler) for _ in range(n)]

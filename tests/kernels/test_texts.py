@@ -12,9 +12,9 @@ import pyarrow as pa
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from kernels.strategies import SETTINGS_MANY, exact, keys_st, sm_groups_st, sm_wide_groups, small_alphabet
 
 import coscore._fast
+from kernels.strategies import SETTINGS_MANY, exact, keys_st, sm_groups_st, sm_wide_groups, small_alphabet
 
 pytestmark = pytest.mark.skipif(coscore._fast.IMPLEMENTATION != "cython", reason="Texts are compiled only")
 
@@ -24,9 +24,9 @@ arrow_texts = st.lists(st.text(st.one_of(small_alphabet.filter(lambda c: not "\u
                                          valid_char), max_size=40), max_size=12)
 
 
-def as_texts(strings: list[str], kind: pa.DataType = pa.string()):
+def as_texts(strings: list[str], kind: pa.DataType | None = None):
     """The distinct ``strings`` as a Texts, and as the list of them."""
-    table = coscore._fast.modules("cython")["arrow"].BlankColumns([pa.array(strings, kind)])
+    table = coscore._fast.modules("cython")["arrow"].BlankColumns([pa.array(strings, kind or pa.string())])
     texts, _, _ = table.texts(0, 0, len(strings))
     return texts, list(dict.fromkeys(strings))
 

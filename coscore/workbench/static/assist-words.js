@@ -1,0 +1,53 @@
+// The words of the page's editing helps, tune and suggest (editor.js, assist.js), in Chinese
+// and English; workbench.js merges them into its own (words.js).
+export const MORE_WORDS = {
+    zh: {
+        'stale': '结果已过时：编辑器里的规则有错误，下面显示的是上一个没有错误的版本的结果',
+        'save.why': '不能保存：{m}',
+        'lines': '行号',
+        'assist.title': '调参与建议', 'assist.needdata': '先在下面选择一个有教师评分的数据集',
+        'assist.needrule': '规则有错误：修正后才能调参或给建议',
+        'tune.run': '调参', 'tune.metric': '提高', 'tune.folds': '折数', 'tune.drop': '可以去掉组合',
+        'tune.running': '调参中…… {s} 秒', 'tune.cancel': '取消', 'tune.cancelled': '已取消',
+        'tune.failed': '调参失败：{m}', 'tune.before': '调参前', 'tune.after': '调参后（留出数据）',
+        'tune.gain': '提高', 'tune.accepted': '交叉验证确认了改动：可以应用', 'tune.rejected': '改动未被确认：{m}',
+        'tune.none': '没有找到改动：{m}', 'tune.changes': '改动', 'tune.diff': '规则的差异',
+        'tune.apply': '应用到编辑器', 'tune.applied': '已放入编辑器：这是新的未保存版本',
+        'tune.removed': '去掉', 'tune.skipped': '…… 未改动的 {n} 行 ……', 'tune.done': '{n} 个答案，用时 {s} 秒',
+        'suggest.run': '建议', 'suggest.running': '寻找建议中…… {s} 秒', 'suggest.failed': '建议失败：{m}',
+        'suggest.phrases': '没有原子覆盖的短语', 'suggest.high': '高分答案中多见', 'suggest.low': '低分答案中多见',
+        'suggest.target': '加到', 'suggest.add': '加入', 'suggest.added': '已把“{p}”加到原子 {a}（未保存）',
+        'suggest.group': '原子 {a}（{k}）· 第 {g} 组', 'suggest.newgroup': '原子 {a}（{k}）· 新的一组',
+        'suggest.keys': '原子 {a}（{k}）· 关键词',
+        'suggest.stats': '{r} 行：高分 {h}、低分 {l}；平均分 {w}（无此短语 {o}）；z = {z}',
+        'suggest.missed': '规则评分偏离最大的答案', 'suggest.under': '得分低于教师评分', 'suggest.over': '得分高于教师评分',
+        'suggest.shared': '共同的文本：{s}', 'suggest.none': '没有找到', 'suggest.done': '{n} 个有评分的答案',
+        'suggest.answer': '{a} · 教师评分 {m}，规则得分 {s}',
+        'misfit.title': '数据集的列与规则不符'
+    },
+    en: {
+        'stale': 'Stale: the rule in the editor has errors; these are the results of the last version without errors',
+        'save.why': 'Cannot save: {m}',
+        'lines': 'line numbers',
+        'assist.title': 'Tune and suggest', 'assist.needdata': 'Choose a dataset with marks below first',
+        'assist.needrule': 'The rule has errors: fix them to tune or to get suggestions',
+        'tune.run': 'Tune', 'tune.metric': 'Raise', 'tune.folds': 'Folds', 'tune.drop': 'may leave out combos',
+        'tune.running': 'Tuning… {s} s', 'tune.cancel': 'Cancel', 'tune.cancelled': 'Cancelled',
+        'tune.failed': 'Tune failed: {m}', 'tune.before': 'Before', 'tune.after': 'After (held out)',
+        'tune.gain': 'Gain', 'tune.accepted': 'Cross-validation confirms the change: it can be applied',
+        'tune.rejected': 'The change is not confirmed: {m}', 'tune.none': 'No change found: {m}',
+        'tune.changes': 'Changes', 'tune.diff': 'The rule, changed', 'tune.apply': 'Apply in the editor',
+        'tune.applied': 'In the editor: a new version, not saved yet', 'tune.removed': 'removed', 'tune.skipped': '… {n} unchanged lines …',
+        'tune.done': '{n} answers, {s} s',
+        'suggest.run': 'Suggest', 'suggest.running': 'Looking for suggestions… {s} s', 'suggest.failed': 'Suggest failed: {m}',
+        'suggest.phrases': 'Phrases no atom covers', 'suggest.high': 'frequent in high marks', 'suggest.low': 'frequent in low marks',
+        'suggest.target': 'Add to', 'suggest.add': 'Add', 'suggest.added': 'Added “{p}” to atom {a} (not saved)',
+        'suggest.group': 'atom {a} ({k}) · group {g}', 'suggest.newgroup': 'atom {a} ({k}) · a new group',
+        'suggest.keys': 'atom {a} ({k}) · keys',
+        'suggest.stats': '{r} rows: {h} high, {l} low; mean mark {w} (without it {o}); z = {z}',
+        'suggest.missed': 'Answers the rule scores furthest from their marks', 'suggest.under': 'scored below the mark',
+        'suggest.over': 'scored above the mark', 'suggest.shared': 'shared text: {s}', 'suggest.none': 'none found',
+        'suggest.done': '{n} marked answers', 'suggest.answer': '{a} · mark {m}, score {s}',
+        'misfit.title': 'The dataset\'s columns do not fit the rule'
+    }
+};
