@@ -252,6 +252,9 @@ def issue37() -> int:
     from benchmarks import attacks_proxy  # behind a reverse proxy: nginx's headers, with and without the flags
 
     rows += attacks_proxy.issue37_proxy()
+    from benchmarks import attacks_files  # empty .xlsx rows, wide CSV and JSON Lines
+
+    rows += attacks_files.issue37_files()
     attacks_http.print_table(rows)
     return 0 if all(held for _, _, held, _ in rows) else 1
 

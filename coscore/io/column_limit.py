@@ -23,9 +23,9 @@ MAX_COLUMNS = 16_384
 
 def too_wide(source: str, count: int | str, what: str, **where: Any) -> InputError:
     """The error for a table of ``count`` columns (or a description, e.g. ``"more than
-    16,384"``); ``what`` says whose columns (``"the header"``)."""
+    16,384"``); ``what`` says whose columns (``"the header has"``)."""
     shown = f"{count:,}" if isinstance(count, int) else count
-    return InputError(source, f"{what} has {shown} columns; coscore reads at most {MAX_COLUMNS:,} (Excel's own "
+    return InputError(source, f"{what} {shown} columns; coscore reads at most {MAX_COLUMNS:,} (Excel's own "
                       f"limit): keep only the columns to score (the ids, the answers, the marks)", **where)
 
 

@@ -19,8 +19,10 @@ import numpy as np
 
 from ._text import LineTooLong, TextFileReader
 from .cell_limit import check_chunk, limit_of, line_cap, over_limit
+from .column_limit import MAX_COLUMNS, too_wide
 from .encodings import Announce
 from .errors import InputError
+from .jsonl_width import few_keys
 from .line_blocks import LineBlock, LineBlocks
 from .table import CHUNK_SIZE, MISSING, Chunk
 
@@ -36,6 +38,8 @@ _MAX_OPENS = 32
 #: JSON's white space, as a regular expression on bytes.
 _SPACE = rb"[ \t\r\n]*"
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_]+")
+#: The most cells (rows × columns, a missing key counted) of a chunk read line by line.
+_CHUNK_CELLS = 1 << 22
 #: At most this share of a block's rows is re-read with ``json`` to tell a ``null`` from a missing key.
 _NULL_SHARE = 4
 
@@ -91,6 +95,9 @@ class JsonlReader(TextFileReader):
                     continue
                 rows.append(self._parse(text, number))
                 lines.append(number)
+                if len(rows) * len(self.columns) > _CHUNK_CELLS:   # rows of keys of their own: a smaller chunk
+                    yield self._chunk(rows, lines)
+                    rows, lines, yielded = [], [], True
             if len(rows) >= self._chunk_size:
                 yield self._chunk(rows, lines)
                 rows, lines, yielded = [], [], True
@@ -117,6 +124,8 @@ class JsonlReader(TextFileReader):
             self._check_surrogates(row, line)
         for key in row:
             if key not in self._known:
+                if len(self.columns) >= MAX_COLUMNS:
+                    raise too_wide(self.source, f"more than {MAX_COLUMNS:,}", "the objects have", line=line)
                 self._known.add(key)
                 self.columns.append(key)
         return row
@@ -204,6 +213,8 @@ def _arrow_table(block: LineBlock) -> Any:
     opens = (raw == ord("[")) | (raw == ord("{"))
     if np.add.reduceat(opens, starts, dtype=np.int64).max() > _MAX_OPENS:
         return None  # possibly nested deeper than Arrow's parser can take (it would crash)
+    if not few_keys(data, raw, starts):
+        return None  # many keys: Arrow would fill each with nulls for every row before it
     import pyarrow as pa
     import pyarrow.json as pa_json
 

@@ -111,7 +111,7 @@ class DelimitedReader(TextFileReader):
                 continue
             self._record.append(line)
             if not self.columns and self._counter.add(line) > MAX_COLUMNS:   # (the header, or a title above it)
-                raise too_wide(self.source, f"more than {MAX_COLUMNS:,}", "the header", line=self._record_start)
+                raise too_wide(self.source, f"more than {MAX_COLUMNS:,}", "the header has", line=self._record_start)
             yield line
 
     def _next_record(self) -> tuple[int, list[str]] | None:
