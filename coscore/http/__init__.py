@@ -14,6 +14,8 @@
   the original ``/api/testRule``);
 - :mod:`.app`: running jobs, Starlette's errors as JSON, start and stop, ``/healthz``;
 - :mod:`.options`: sizes, ports, the address check and uvicorn;
+- :mod:`.sqlite_db`: the SQLite database a server keeps its state in (a connection per
+  thread, write transactions, a checkpoint at stop);
 - :mod:`.settings`: :class:`~.settings.ServerSettings`, what a server is started with;
   :mod:`.proxy`: forwarded headers from trusted proxies and a path prefix.
 

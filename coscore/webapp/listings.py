@@ -33,7 +33,8 @@ from starlette.responses import Response, StreamingResponse
 
 from ..http.jsonsize import json_escaped, json_pieces
 from ..http.responses import ApiError, error_response
-from .store import BUSY_TIMEOUT, Store
+from ..http.sqlite_db import connect
+from .store import Store
 
 __all__ = [
     "BLOBS",
@@ -199,8 +200,7 @@ def _items(db: sqlite3.Connection, listing: Listing, rowids: list[int]) -> Itera
 def _snapshot(store: Store) -> sqlite3.Connection:
     """A connection of its own to ``store``'s database, in a read transaction: every row a
     listing sends is as it was when the listing began, whatever is written meanwhile."""
-    db = sqlite3.connect(store.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
-    db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT * 1000)}")
+    db = connect(store.path, store.busy_timeout, any_thread=True)
     db.execute("BEGIN")
     return db
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
+
+from ..http.sqlite_db import SqliteDatabase
 
 __all__ = ["Store", "now"]
 
@@ -39,41 +39,11 @@ def now() -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
 
 
-class Store:
+class Store(SqliteDatabase):
     """The database at ``path`` (created with the three tables when missing)."""
 
     def __init__(self, path: str | os.PathLike[str]):
-        self.path = os.fspath(path)
-        self._local = threading.local()
-        connection = self._connection()
-        connection.execute("PRAGMA journal_mode=WAL")
-        with self.write() as db:
-            for statement in SCHEMA:
-                db.execute(statement)
-
-    def _connection(self) -> sqlite3.Connection:
-        connection = getattr(self._local, "connection", None)
-        if connection is None:
-            connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None,
-                                         check_same_thread=False)
-            connection.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT * 1000)}")
-            self._local.connection = connection
-        return connection
-
-    @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction: committed when the block ends, rolled back if it raises."""
-        db = self._connection()
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            yield db
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
-
-    def read(self, sql: str, params: tuple = ()) -> list[tuple]:
-        return self._connection().execute(sql, params).fetchall()
+        super().__init__(path, SCHEMA, BUSY_TIMEOUT)
 
     # -- datasets ------------------------------------------------------------------------
     def dataset(self, name: str) -> dict | None:
@@ -157,23 +127,6 @@ class Store:
             db.execute("DELETE FROM tasks WHERE task_name = ?", (name,))
             return rows
 
-    def checkpoint(self) -> None:
-        """Copy every write from the write-ahead log into the database file and empty the
-        log (``PRAGMA wal_checkpoint(TRUNCATE)``), so that the file alone holds them all:
-        done when the server stops cleanly."""
-        connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None)
-        try:
-            connection.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT * 1000)}")
-            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-        finally:
-            connection.close()
-
-    def close(self) -> None:
-        """Close this thread's connection (others close when their threads end)."""
-        connection = getattr(self._local, "connection", None)
-        if connection is not None:
-            connection.close()
-            self._local.connection = None
 
 
 def _dataset(row: tuple) -> dict[str, Any]:

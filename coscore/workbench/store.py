@@ -19,14 +19,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sqlite3
 import sys
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from ..http.sqlite_db import SqliteDatabase
 
 __all__ = ["FOLDERS", "WorkbenchStore", "default_store", "now"]
 
@@ -64,19 +62,14 @@ def default_store() -> Path:
     return base / "coscore" / "workbench"
 
 
-class WorkbenchStore:
+class WorkbenchStore(SqliteDatabase):
     """The store in folder ``root`` (created, with its database, when missing)."""
 
     def __init__(self, root: str | os.PathLike[str]):
         self.root = Path(root)
         for folder in FOLDERS:
             (self.root / folder).mkdir(parents=True, exist_ok=True)
-        self.path = str(self.root / "workbench.sqlite3")
-        self._local = threading.local()
-        self._connection().execute("PRAGMA journal_mode=WAL")
-        with self.write() as db:
-            for statement in SCHEMA:
-                db.execute(statement)
+        super().__init__(self.root / "workbench.sqlite3", SCHEMA, BUSY_TIMEOUT)
         shutil.rmtree(self.root / "uploads", ignore_errors=True)  # what a past server left half-done
         (self.root / "uploads").mkdir(exist_ok=True)
 
@@ -84,29 +77,6 @@ class WorkbenchStore:
         """One of :data:`FOLDERS`."""
         return self.root / name
 
-    def _connection(self) -> sqlite3.Connection:
-        connection = getattr(self._local, "connection", None)
-        if connection is None:
-            connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None,
-                                         check_same_thread=False)
-            connection.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT * 1000)}")
-            self._local.connection = connection
-        return connection
-
-    @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction: committed when the block ends, rolled back if it raises."""
-        db = self._connection()
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            yield db
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
-
-    def read(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        return self._connection().execute(sql, params).fetchall()
 
     # -- rules and their versions -----------------------------------------------------------
     def rules(self) -> list[dict[str, Any]]:
@@ -181,10 +151,3 @@ class WorkbenchStore:
         with self.write() as db:
             db.execute("INSERT OR REPLACE INTO exams VALUES (?, ?, ?, ?, ?)", (name, path, int(files), dataset, now()))
 
-    def checkpoint(self) -> None:
-        """Copy the write-ahead log into the database file (when the server stops)."""
-        connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None)
-        try:
-            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-        finally:
-            connection.close()
