@@ -478,14 +478,21 @@ def test_a_memory_hungry_request_is_refused(budget_url):
 
 
 def test_the_rule_cache_is_bounded_in_bytes(budget_url):
+    # ~20 MB of tables each, 60 MB of cache per worker: eight rules cannot all stay. Small
+    # enough that a worker holding a full cache stays under the pool's memory budget (a worker
+    # replaced for its memory would start with an empty cache and report nothing).
     with httpx.Client(base_url=budget_url, timeout=30) as c:
-        for salt in range(4):  # ~40 MB of tables each, 60 MB of cache per worker
-            r = c.post("/v1/check", json={"rule": _one_combo(_wide_atoms(200, salt), "G(0, T(0))")})
+        restarts = c.get("/healthz").json()["workers"]["restarts"]
+        for salt in range(8):
+            r = c.post("/v1/check", json={"rule": _one_combo(_wide_atoms(100, 100 + salt), "G(0, T(0))")})
             assert r.status_code == 200 and r.json()["valid"] is True
-        cache = c.get("/healthz").json()["cache"]
+        health = c.get("/healthz").json()
+        cache = health["cache"]
         assert cache["maxbytes"] == CACHE_BYTES
-        assert 0 < cache["bytes"] <= 2 * CACHE_BYTES  # two workers
-        assert cache["size"] <= 3
+        assert cache["bytes"] <= 2 * CACHE_BYTES  # two workers
+        assert cache["size"] < 8
+        if health["workers"]["restarts"] == restarts:  # nobody replaced: what was kept is counted
+            assert cache["bytes"] > 0 and cache["size"] > 0
 
 
 def test_a_slow_drip_body_is_timed_out(budget_url):
