@@ -10,7 +10,9 @@ figures)``:
   (exit 2) in under 5 s and 400 MB;
 - ``wide_jsonl``: one object of 300,000 keys, and 100,000 rows each with a key of its own
   (17 GB and 10 minutes before): held when it ends (exit 0 or a one-line refusal) in under
-  20 s and 600 MB.
+  20 s and 600 MB;
+- ``wide_parquet``: 100,000 and 300,000 columns of one row (22 and 66 MB; 1.1 GB read
+  before): held when refused in one line (exit 2) in under 5 s and 400 MB.
 """
 from __future__ import annotations
 
@@ -91,10 +93,25 @@ def wide_jsonl(folder: Path) -> list[Row]:
     return rows
 
 
+def wide_parquet(folder: Path) -> list[Row]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows: list[Row] = []
+    for count in (100_000, 300_000):
+        path = folder / f"wide{count}.parquet"
+        pq.write_table(pa.table({f"c{i}": ["x"] for i in range(count)}), path)
+        code, seconds, peak, last = _score(path)
+        held = code == 2 and "columns" in last and seconds < 5 and peak < 400
+        rows.append((f"parquet: {count:,} columns", 1, held, f"exit {code}, {seconds:.1f} s, {peak:.0f} MB: {last}"))
+    return rows
+
+
 def issue37_files() -> list[Row]:
     """Every file attack's rows."""
     with tempfile.TemporaryDirectory(prefix="coscore-files-") as folder:
-        return empty_rows(Path(folder)) + wide_csv(Path(folder)) + wide_jsonl(Path(folder))
+        return (empty_rows(Path(folder)) + wide_csv(Path(folder)) + wide_jsonl(Path(folder))
+                + wide_parquet(Path(folder)))
 
 
 if __name__ == "__main__":

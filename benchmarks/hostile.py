@@ -241,8 +241,9 @@ def main() -> int:
 def issue37() -> int:
     """The attacks of issue 37 (:mod:`benchmarks.attacks_http`: JSON bombs, slow uploads, cross-site
     POSTs without Origin, one client's flood; :mod:`benchmarks.attacks_listings`: listings over full quotas,
-    quota counts, a small task beside heavy ones, the first POST at a cold start), as a table; 1 when one
-    did not hold."""
+    quota counts, a small task beside heavy ones, the first POST at a cold start; :mod:`benchmarks.attacks_proxy`;
+    :mod:`benchmarks.attacks_files`: wide and empty files; :mod:`benchmarks.attacks_search`: tune and suggest
+    past their budgets), as a table; 1 when one did not hold."""
     from benchmarks import attacks_http
 
     rows = attacks_http.issue37_http()
@@ -255,6 +256,9 @@ def issue37() -> int:
     from benchmarks import attacks_files  # empty .xlsx rows, wide CSV and JSON Lines
 
     rows += attacks_files.issue37_files()
+    from benchmarks import attacks_search  # tune and suggest within their budgets; their options validated
+
+    rows += attacks_search.issue37_search()
     attacks_http.print_table(rows)
     return 0 if all(held for _, _, held, _ in rows) else 1
 

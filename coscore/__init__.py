@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .limits import BudgetExceeded, Limits
     from .results import AtomCall, Batch, Outcome
     from .rule import Rule, compile
+    from .search_budget import SearchStopped
 
 # The errors are all under CoscoreError (coscore.errors); ApiError too, imported from coscore
 # with the serve extra but left out of __all__ (see _HOMES).
@@ -41,6 +42,7 @@ __all__ = [
     "PatternError",
     "Rule",
     "RuleError",
+    "SearchStopped",
     "SuiteError",
     "UsageError",
     "__version__",
@@ -59,7 +61,7 @@ _HOMES = {
     # the errors, all under coscore.errors.CoscoreError, each where it is raised
     "CoscoreError": "errors", "RuleError": "diagnostics", "InputError": "io", "BlanksMisfit": "io",
     "ExamError": "exam", "BudgetExceeded": "limits", "ClusterError": "errors", "ExprSyntaxError": "expr.tokens",
-    "SuiteError": "errors", "PatternError": "errors", "UsageError": "errors",
+    "SuiteError": "errors", "PatternError": "errors", "UsageError": "errors", "SearchStopped": "search_budget",
     # not in __all__: its module needs Starlette (coscore[serve]), and ``from coscore import *`` must not
     "ApiError": "http.responses",
 }

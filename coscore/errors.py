@@ -10,6 +10,7 @@ the built-in class it had before (``except ValueError`` still catches a :class:`
     │   └── BlanksMisfit                the blanks a rule reads against the columns given
     ├── ExamError (ValueError)          an exam file that cannot be used; every problem listed
     ├── BudgetExceeded                  an answer over one of its budgets (coscore.Limits)
+    ├── SearchStopped                   tune or suggest past its budget (coscore.search_budget)
     ├── ClusterError (RuntimeError)     a Dask cluster that cannot run coscore
     ├── SuiteError (ValueError)         a malformed expectations suite (coscore expect)
     ├── PatternError (ValueError)       a malformed pattern in a suite

@@ -207,6 +207,34 @@ class Table:
         return mark_column(self, column, self.missing_marks, what)
 
 
+def marks_array(marks: Sequence[Any] | np.ndarray) -> np.ndarray:
+    """``marks`` as floats for the library's tools (``tune``, ``suggest``): ``None`` or NaN
+    is no mark (NaN); a mark that is infinite or not a number is refused with a
+    ``ValueError`` naming its row (1-based)."""
+    if isinstance(marks, np.ndarray) and marks.dtype.kind in "fiub":
+        values = marks.astype(np.float64).reshape(-1)
+    else:
+        values = np.empty(len(marks), dtype=np.float64)
+        for i, mark in enumerate(marks):
+            if mark is None:
+                values[i] = math.nan
+                continue
+            if isinstance(mark, (bool, np.bool_)) or not isinstance(mark, (int, float, np.integer, np.floating)):
+                raise ValueError(f"the mark of row {i + 1} is {shorten(repr(mark), 80)}, not a number: give numbers "
+                                 "(None or NaN for an answer with no mark)")
+            try:
+                values[i] = float(mark)
+            except OverflowError:   # an int beyond a float's range
+                values[i] = math.inf if mark > 0 else -math.inf
+    infinite = np.flatnonzero(np.isinf(values))
+    if infinite.size:
+        i = int(infinite[0])
+        raise ValueError(f"the mark of row {i + 1} is {values[i]:g}, not a finite number"
+                         + (f" ({infinite.size} such marks)" if infinite.size > 1 else "")
+                         + ": give finite marks (None or NaN for an answer with no mark)")
+    return values
+
+
 def number_cell(value: Any, source: str, column: str, where: dict[str, int], lenient: bool = False) -> float:
     """A cell as a float: NaN when empty; :class:`InputError` at ``where`` when it is not a
     number (``lenient``: NaN). An integer beyond a float's range is infinite (with its sign)."""

@@ -9,16 +9,27 @@ going over one is a :class:`~coscore.RuleError` naming the budget.
 
 The defaults are far above what real rules and answers need: raise one only for a rule
 or data you trust.
+
+What the budgets of a run measure and how they are given are here too: a process's
+resident memory (:func:`rss_bytes`) and sizes in bytes on the command line
+(:func:`parse_size`). The budgets of a search (``tune``, ``suggest``) are in
+:mod:`coscore.search_budget`.
 """
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
+import re
 from dataclasses import dataclass, field
 
 from .errors import CoscoreError
 
-__all__ = ["DEFAULT_LIMITS", "BudgetExceeded", "Limits", "add_arguments", "from_arguments"]
+__all__ = ["DEFAULT_LIMITS", "BudgetExceeded", "Limits", "add_arguments", "from_arguments", "parse_size",
+           "rss_bytes"]
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+_SIZE = re.compile(r"^\s*(\d+)\s*([kmg]i?b?|b)?\s*$", re.IGNORECASE)
 
 
 def _limit(default: int, flag: str, what: str) -> int:
@@ -100,7 +111,25 @@ def over_rule_budget(budget: str, what: str, amount: int, limit: int) -> str:
     return f"rule budget exceeded: {amount:,} {what}, more than {limit:,} (limit {budget})"
 
 
+def rss_bytes(pid: int | str = "self") -> int:
+    """The resident memory of process ``pid`` in bytes (0 where ``/proc`` is missing)."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as handle:
+            return int(handle.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 # -- command-line flags -------------------------------------------------------------------
+
+
+def parse_size(text: str) -> int:
+    """``"16777216"``, ``"16M"``, ``"512k"``, ``"1GiB"`` → bytes (an argparse ``type``)."""
+    match = _SIZE.match(text)
+    if not match:
+        raise argparse.ArgumentTypeError(f"not a size in bytes: {text!r} (e.g. 16777216, 16M, 512K)")
+    number, unit = int(match.group(1)), (match.group(2) or "b").lower()
+    return number * {"b": 1, "k": 2**10, "m": 2**20, "g": 2**30}[unit[0]]
 
 
 def _count(text: str) -> int:

@@ -1,15 +1,14 @@
-"""Compiled rules kept by their content, and the memory a process holds.
+"""Compiled rules kept by their content.
 
 :class:`RuleCache` is a bounded LRU of compiled rules keyed by the rule's content
 (:func:`rule_key`), bounded in count and in bytes (:func:`rule_nbytes`, or the growth of
-the process's resident memory while a rule compiled: :func:`rss_bytes`). The drop-in
+the process's resident memory while a rule compiled: :func:`coscore.limits.rss_bytes`). The drop-in
 :class:`coscore.compat.Rule` keeps one for the whole process; each worker process of the
 servers (:mod:`coscore.http`) keeps its own.
 """
 from __future__ import annotations
 
 import json
-import os
 import sys
 import threading
 from collections import OrderedDict
@@ -18,20 +17,9 @@ from typing import Any
 
 from . import rule as _rule
 from .diagnostics import Diagnostic, RuleError
+from .limits import rss_bytes
 
-__all__ = ["DEFAULT_CACHE_SIZE", "RuleCache", "rss_bytes", "rule_key", "rule_nbytes"]
-
-_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-
-
-def rss_bytes(pid: int | str = "self") -> int:
-    """The resident memory of process ``pid`` in bytes (0 where ``/proc`` is missing)."""
-    try:
-        with open(f"/proc/{pid}/statm", "rb") as handle:
-            return int(handle.read().split()[1]) * _PAGE
-    except (OSError, ValueError, IndexError):
-        return 0
-
+__all__ = ["DEFAULT_CACHE_SIZE", "RuleCache", "rule_key", "rule_nbytes"]
 
 #: How many compiled rules the module-wide cache keeps (least recently used dropped first).
 DEFAULT_CACHE_SIZE = 256

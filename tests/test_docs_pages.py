@@ -84,7 +84,7 @@ def test_the_tutorial_runs_and_shows_what_it_prints(tmp_path, monkeypatch, capsy
 
 
 @pytest.mark.parametrize("page", ["language.md", "python-api.md", "architecture.md", "commands.md", "tune-and-suggest.md",
-                                  "expect.md", "service.md"])
+                                  "expect.md", "service.md", "tune.md"])
 def test_reference_examples_run(page, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(ROOT)
     _run_python(_page(page), page, capsys)

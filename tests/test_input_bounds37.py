@@ -57,3 +57,27 @@ def test_json_lines_of_too_many_keys_are_refused_and_many_keys_skip_arrow(tmp_pa
     with open_reader(str(grown)) as reader:
         chunks = list(reader.chunks())
     assert sum(len(chunk.lines) for chunk in chunks) == 3010 and len(reader.columns) == 3003
+
+
+def test_a_parquet_file_of_too_many_columns_or_too_large_a_footer_is_refused(tmp_path, monkeypatch):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from coscore.io import open_reader, parquet
+    from coscore.io.column_limit import MAX_COLUMNS
+
+    wide = tmp_path / "wide.parquet"
+    pq.write_table(pa.table({f"c{i}": ["x"] for i in range(MAX_COLUMNS + 1)}), wide)
+    with pytest.raises(InputError, match=f"the file has {MAX_COLUMNS + 1:,} columns; coscore reads at most"), \
+            open_reader(str(wide)):
+        pass
+    edge = tmp_path / "edge.parquet"
+    pq.write_table(pa.table({f"c{i}": ["x"] for i in range(50)}), edge)
+    with open_reader(str(edge)) as reader:
+        assert len(reader.columns) == 50
+    monkeypatch.setattr(parquet, "MAX_FOOTER", 1000)   # the footer is refused before pyarrow parses it
+    with pytest.raises(InputError, match="the file has metadata of 0 MB, as for far more than 16,384 columns"), \
+            open_reader(str(edge)):
+        pass
+    with open(edge, "rb") as handle, pytest.raises(InputError, match="metadata of"):
+        parquet.ParquetReader("remote.parquet", handle=handle)

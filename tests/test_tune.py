@@ -121,7 +121,9 @@ def test_changes_read_as_json_paths():
 
 def test_unusable_arguments_are_one_line_errors(tmp_path):
     rule, answers, marks = _demo("traffic-light")
-    with pytest.raises(ValueError, match="too few for 200 folds"):
+    with pytest.raises(ValueError, match="too few for 60 folds"):
+        tune(rule, answers[:40], marks[:40], folds=60)
+    with pytest.raises(ValueError, match="folds must be a whole number, 2 to 100; not 200"):
         tune(rule, answers, marks, folds=200)
     with pytest.raises(ValueError, match="unknown metric"):
         tune(rule, answers, marks, metric="accuracy")
@@ -130,7 +132,7 @@ def test_unusable_arguments_are_one_line_errors(tmp_path):
     with pytest.raises(coscore.RuleError):
         tune({"atoms": {}}, answers, marks)
     proc = run("tune", rule, DEMO / "traffic-light.csv", "--format", "coscore", "--label", "score", "--folds", "1")
-    assert proc.returncode == 2 and "at least 2 folds" in text(proc)[1]
+    assert proc.returncode == 2 and "expected 2 to 100 folds, got '1'" in text(proc)[1]
     proc = run("tune", rule, DEMO / "traffic-light.csv", "--format", "coscore", "--label", "mark")
     assert proc.returncode == 2 and "mark" in text(proc)[1] and "Traceback" not in text(proc)[1]
 

@@ -8,7 +8,7 @@ import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .errors import EXIT_OK, UsageError
+from .errors import EXIT_FAILED, EXIT_OK, UsageError, print_error
 from .options import add_id_option, positive_int
 from .outputs import print_text, refuse_input_as_output
 
@@ -83,6 +83,19 @@ def require_label(args: argparse.Namespace) -> None:
 def marked_columns(args: argparse.Namespace) -> list[str]:
     """The columns ``--label2`` and ``--by`` name (never taken as blanks)."""
     return [c for c in (args.label2, args.by) if c]
+
+
+def stopped_search(args: argparse.Namespace, stop: Any) -> int:
+    """The end of a search (``tune``, ``suggest``) stopped by its budget
+    (:class:`coscore.search_budget.SearchStopped`): one line on stderr naming the budget,
+    the flag that raises it and the best result so far; with ``--json`` that too, as data,
+    on stdout. Exit status 1."""
+    flag = {"time": " (give more with --max-seconds)", "memory": " (give more with --max-memory)"}
+    if args.json:
+        print(json.dumps({"stopped": {"budget": stop.budget, "limit": stop.limit, "stage": stop.stage},
+                          "best_so_far": stop.partial}, ensure_ascii=False, indent=2))
+    print_error(f"{stop}{flag.get(stop.budget, '')}")
+    return EXIT_FAILED
 
 
 def emit(args: argparse.Namespace, data: Callable[[], Any], text: Callable[[], str],

@@ -9,7 +9,7 @@ from ..io import InputError
 from .agreement import add_agreement_options, check_html, emit, marked_columns, require_label
 from .errors import UsageError
 from .exams import exam_inputs, is_exam, load_exam_file, refuse_rule_options
-from .options import add_data_options, blank_columns, positive_int, reading_options, warn_mark_blanks
+from .options import add_data_options, blank_columns, reading_options, resample_count, warn_mark_blanks
 from .rules import load_rule
 
 DESCRIPTION = """Score DATA with each SCORER (a rule file, or a column of DATA holding scores) and
@@ -31,7 +31,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the SCORERs are two exams, EXAM_A EXAM_B (two versions of a paper's rules): compare them "
                    "item by item (items matched by name; marks and columns from EXAM_A) and in total")
     add_data_options(p)
-    p.add_argument("--resamples", type=positive_int, default=1000, metavar="B",
+    p.add_argument("--resamples", type=resample_count, default=1000, metavar="B",
                    help="bootstrap resamples (default 1000)")
     p.add_argument("--seed", type=int, default=None, metavar="S", help="bootstrap seed (default: a fixed one)")
     add_agreement_options(p, "comparison", "K rows where the scorers disagree", label_required=False)

@@ -36,6 +36,13 @@ def positive_int(text: str) -> int:
     return whole_number(text, 1, None, "a positive integer", "a positive integer")
 
 
+def resample_count(text: str) -> int:
+    """A number of bootstrap resamples, 1 to :data:`coscore.report.bootstrap.MAX_RESAMPLES`."""
+    from ..report.bootstrap import MAX_RESAMPLES
+
+    return whole_number(text, 1, MAX_RESAMPLES, "a number of resamples", f"1 to {MAX_RESAMPLES:,} resamples")
+
+
 def whole_number(text: str, low: int, high: int | None, kind: str, bounds: str) -> int:
     """``text`` as an int from ``low`` to ``high`` (None: no upper bound), for an argparse
     ``type``; the errors say it expected ``kind`` (not a number) or ``bounds``."""

@@ -4,10 +4,12 @@ from their marks, grouped by similarity, with the atom that came closest."""
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from typing import TYPE_CHECKING, Any
 
-from .agreement import add_missing_marks_option, after_heading, emit, marks_left_out, require_label
+from ..search_budget import add_arguments as add_budget_arguments
+from .agreement import add_missing_marks_option, after_heading, emit, marks_left_out, require_label, stopped_search
 from .errors import UsageError
 from .exams import is_exam, item_rule_name, item_table, load_exam_file, pick_item, refuse_rule_options
 from .options import add_data_options, add_id_option, positive_int, reading_options
@@ -22,7 +24,8 @@ DESCRIPTION = """Read the marked answers of DATA and show what RULE misses: the 
 separate high marks from low ones and that no atom names, each with its counts and
 example answers; then the distinct answers the rule scores furthest from their marks,
 grouped by similarity, each with the atom that came closest. --json prints the same as
-data (documented in docs/tune.md).
+data (documented in docs/tune.md). It runs within --max-seconds and --max-memory; past
+either it stops with one line saying what it had found and exits with status 1.
 With an exam file in place of RULE, --item NAME picks the item: its rule, its blanks and
 marks in DATA (in the long layout, its rows only)."""
 
@@ -41,18 +44,30 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="phrases of high marks and of low marks to show, each (default 10)")
     p.add_argument("--min-rows", type=positive_int, default=3, metavar="N",
                    help="a phrase must be in at least N rows (default 3)")
-    p.add_argument("--min-z", type=float, default=2.0, metavar="Z",
+    p.add_argument("--min-z", type=_z, default=2.0, metavar="Z",
                    help="a phrase must separate the marks with an absolute z of at least Z (default 2)")
     p.add_argument("--limit", type=positive_int, default=20, metavar="K",
                    help="missed answers to show, furthest first (default 20)")
     p.add_argument("--json", action="store_true", help="print the suggestions as a JSON object")
     add_id_option(p)
+    add_budget_arguments(p)
     p.set_defaults(html=None, usage_error=p.error)
+
+
+def _z(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number of at least 0, got {text!r}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the suggestions (text or JSON); return the exit status."""
     from ..labelled import read_marked
+    from ..search_budget import SearchStopped, from_arguments
     from ..suggest import render_text, suggest
 
     if is_exam(args.rule):
@@ -74,7 +89,9 @@ def run(args: argparse.Namespace) -> int:
                             **reading_options(args))
     try:
         found = suggest(rule, list(table.answers), table.marks, top=args.top,
-                        min_rows=args.min_rows, min_z=args.min_z, limit=args.limit)
+                        min_rows=args.min_rows, min_z=args.min_z, limit=args.limit, budget=from_arguments(args))
+    except SearchStopped as stop:
+        return stopped_search(args, stop)
     except ValueError as exc:   # no marked answer
         raise UsageError(f"{table.source}: {exc}") from None
     if table.origin is not None:   # the long layout: the item's rows, numbered as in DATA

@@ -6,10 +6,11 @@ import argparse
 import os
 from typing import Any
 
-from .agreement import add_missing_marks_option, after_heading, emit, marks_left_out, require_label
+from ..search_budget import add_arguments as add_budget_arguments
+from .agreement import add_missing_marks_option, after_heading, emit, marks_left_out, require_label, stopped_search
 from .errors import UsageError
 from .exams import is_exam, item_rule_name, item_table, load_exam_file, pick_item, refuse_rule_options
-from .options import add_data_options, positive_int, reading_options, whole_number
+from .options import add_data_options, reading_options, resample_count, whole_number
 from .rules import load_rule, read_rule_text
 
 DESCRIPTION = """Search what a teacher would otherwise tweak by hand -- OP/CS thresholds, combo
@@ -18,7 +19,9 @@ DATA (QWK, or --metric). The change is kept only if it raises the figure on answ
 search never saw: k-fold cross-validation (--folds, --seed), with a paired bootstrap
 interval of the improvement that lies above zero. Prints the figures before and after
 with their intervals, the changes as JSON paths, and writes the rule to use with -o
-(the rule unchanged when nothing holds up, and why).
+(the rule unchanged when nothing holds up, and why). The search runs within --max-seconds
+and --max-memory; past either it stops with one line saying the best it had found (not
+made, since it was not checked held out), writes nothing and exits with status 1.
 With an exam file in place of RULE, --item NAME picks the item: its rule, its blanks and
 marks in DATA (in the long layout, its rows only)."""
 
@@ -41,15 +44,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--folds", type=_folds, default=5, metavar="K", help="cross-validation folds (default 5)")
     p.add_argument("--seed", type=_seed, default=SEED, metavar="S",
                    help=f"seed of the folds and the bootstrap (default {SEED})")
-    p.add_argument("--resamples", type=positive_int, default=RESAMPLES, metavar="B",
+    p.add_argument("--resamples", type=resample_count, default=RESAMPLES, metavar="B",
                    help=f"bootstrap resamples (default {RESAMPLES})")
     p.add_argument("--drop", action="store_true", help="also try leaving out each combo")
     p.add_argument("--json", action="store_true", help="print the outcome as a JSON object")
+    add_budget_arguments(p)
     p.set_defaults(html=None, usage_error=p.error)
 
 
 def _folds(text: str) -> int:
-    return whole_number(text, 2, None, "a number of folds", "at least 2 folds")
+    from ..tune.tuning import MAX_FOLDS
+
+    return whole_number(text, 2, MAX_FOLDS, "a number of folds", f"2 to {MAX_FOLDS} folds")
 
 
 def _seed(text: str) -> int:
@@ -60,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
     """Tune, write the rule and print the outcome (text or JSON); return the exit status."""
     from ..io import atomic_output
     from ..labelled import read_marked
+    from ..search_budget import SearchStopped, from_arguments
     from ..tune import tune
     from ..tune.render import render
 
@@ -83,7 +90,9 @@ def run(args: argparse.Namespace) -> int:
         shown, item, where = os.path.basename(args.rule), None, {"rule": args.rule}
     try:
         result = tune(source, list(table.answers), table.marks, metric=args.metric, folds=args.folds,
-                      seed=args.seed, resamples=args.resamples, drop=args.drop)
+                      seed=args.seed, resamples=args.resamples, drop=args.drop, budget=from_arguments(args))
+    except SearchStopped as stop:
+        return stopped_search(args, stop)
     except ValueError as exc:
         raise UsageError(f"{table.source}: {exc}") from None
     if args.output:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import math
-import re
 import secrets
 import socket
 import sys
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..limits import add_arguments as add_limit_arguments
+from ..limits import parse_size
 from .clients import DEFAULT_CLIENT_REQUESTS
 from .jsonscan import DEFAULT_JSON_DEPTH, DEFAULT_JSON_VALUES
 
@@ -42,18 +42,6 @@ GRACEFUL_SHUTDOWN = 5
 
 #: uvicorn's log levels, for ``--log-level``.
 LOG_LEVELS = ["critical", "error", "warning", "info", "debug", "trace"]
-
-_SIZE = re.compile(r"^\s*(\d+)\s*([kmg]i?b?|b)?\s*$", re.IGNORECASE)
-
-
-def parse_size(text: str) -> int:
-    """``"16777216"``, ``"16M"``, ``"512k"``, ``"1GiB"`` → bytes."""
-    match = _SIZE.match(text)
-    if not match:
-        raise argparse.ArgumentTypeError(f"not a size in bytes: {text!r} (e.g. 16777216, 16M, 512K)")
-    number, unit = int(match.group(1)), (match.group(2) or "b").lower()
-    return number * {"b": 1, "k": 2**10, "m": 2**20, "g": 2**30}[unit[0]]
-
 
 def port(text: str) -> int:
     """A port number, 0 to 65535."""

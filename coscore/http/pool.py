@@ -47,7 +47,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from ..errors import CoscoreError
-from ..rulecache import rss_bytes
+from ..limits import rss_bytes
 from .clients import CURRENT_CLIENT
 from .worker import worker_main
 

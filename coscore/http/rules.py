@@ -15,11 +15,11 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, RuleError, json_type, shorten
 from ..expr.types import check_rule
-from ..limits import DEFAULT_LIMITS, BudgetExceeded, Limits
+from ..limits import DEFAULT_LIMITS, BudgetExceeded, Limits, rss_bytes
 from ..results import failure_message
 from ..rule import Rule
 from ..rule import compile as compile_rule
-from ..rulecache import RuleCache, rss_bytes
+from ..rulecache import RuleCache
 from .bodies import json_object
 from .responses import ApiError, finite
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
-from ..rulecache import rss_bytes
+from ..limits import rss_bytes
 from .bodies import SpooledBody
 
 __all__ = ["worker_main"]

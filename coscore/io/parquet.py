@@ -8,8 +8,13 @@ from typing import Any, BinaryIO
 
 from ._text import display_name
 from .cell_limit import check_chunk, limit_of
+from .column_limit import MAX_COLUMNS, too_wide
 from .errors import InputError
 from .table import CHUNK_SIZE, MISSING, Chunk
+
+#: The largest footer (the file's metadata) read: a table of 16,384 short columns has one
+#: of about 3.5 MB, and parsing a footer takes about 15 times its size in memory.
+MAX_FOOTER = 32 << 20
 
 
 def _pyarrow() -> Any:
@@ -19,6 +24,21 @@ def _pyarrow() -> Any:
     import pyarrow.parquet
 
     return pyarrow
+
+
+def _footer_size(source: Any) -> int | None:
+    """The length of a Parquet file's footer, from its last 8 bytes (``None`` when they
+    cannot be read or are not a Parquet file's end: pyarrow then says what is wrong)."""
+    try:
+        position = source.tell()
+        source.seek(-8, 2)
+        end = source.read(8)
+        source.seek(position)
+    except (OSError, ValueError, AttributeError, TypeError):
+        return None
+    if len(end) != 8 or bytes(end[4:]) != b"PAR1":
+        return None
+    return int.from_bytes(bytes(end[:4]), "little")
 
 
 class ParquetReader:
@@ -46,8 +66,10 @@ class ParquetReader:
         self._file = self._open(os.fspath(path)) if handle is None else self._parquet_file(handle)
         self._row_groups = row_groups
         self._first_row = first_row
-        self.columns: list[str] = list(self._file.schema_arrow.names)
         meta = self._file.metadata
+        if meta.num_columns > MAX_COLUMNS:
+            raise too_wide(self.source, meta.num_columns, "the file has")
+        self.columns: list[str] = list(self._file.schema_arrow.names)
         self.total_rows: int | None = (
             meta.num_rows if row_groups is None else sum(meta.row_group(g).num_rows for g in row_groups)
         )
@@ -69,7 +91,12 @@ class ParquetReader:
         """``source`` opened as a Parquet file without pre-buffering: pyarrow's pre-buffer
         cache keeps every column chunk it has read until the file is closed, so memory
         would grow with the file (about 35 MB per million rows of short answers) instead
-        of staying at a row group or two."""
+        of staying at a row group or two. A footer over :data:`MAX_FOOTER` is refused
+        before it is parsed."""
+        footer = _footer_size(source)
+        if footer is not None and footer > MAX_FOOTER:
+            raise too_wide(self.source, f"metadata of {footer / (1 << 20):.0f} MB, as for far more than "
+                           f"{MAX_COLUMNS:,}", "the file has")
         return self._pq.ParquetFile(source, pre_buffer=False, buffer_size=1 << 20)
 
     def chunks(self) -> Iterator[Chunk]:

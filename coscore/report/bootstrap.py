@@ -26,6 +26,9 @@ from .counts import Sample, tally, tally_within
 #: Default number of resamples and seed.
 RESAMPLES = 1000
 SEED = 20240601
+#: The most resamples asked for (``tune``, ``compare``): 100,000 already fix an interval's
+#: ends to about 0.1 % of its width.
+MAX_RESAMPLES = 100_000
 #: The coverage of the intervals.
 LEVEL = 0.95
 #: The most counts (resamples × tuples) one block of resamples holds.

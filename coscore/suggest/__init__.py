@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..search_budget import DEFAULT_SEARCH_BUDGET, Meter, SearchBudget, SearchStopped
 from .misses import Closest, Group, Missed, missed
 from .phrases import Phrase, find, split
 
@@ -64,9 +65,13 @@ def _phrase_dict(p: Phrase) -> dict[str, Any]:
             "under_scored": p.under, "over_scored": p.over, "examples": p.examples}
 
 
+#: The answers scored between two checks of the budget.
+BATCH = 4096
+
+
 def suggest(rule: Rule | RuleSource, answers: Sequence[Any], marks: Sequence[Any] | np.ndarray, *, top: int = 10,
             min_rows: int = 3, min_z: float = 2.0, examples: int = 3, limit: int = 20,
-            similar: float = 0.4) -> Suggestions:
+            similar: float = 0.4, budget: SearchBudget | None = None) -> Suggestions:
     """What ``rule`` (a dict, JSON text, an ``os.PathLike`` or a compiled
     :class:`coscore.Rule`) misses on ``answers`` (lists of blanks or strings) marked
     ``marks`` (``None``/NaN: unmarked, left out).
@@ -75,13 +80,28 @@ def suggest(rule: Rule | RuleSource, answers: Sequence[Any], marks: Sequence[Any
     of each direction, with up to ``examples`` example answers each (those the rule
     scores wrong in the phrase's direction first: below the mark for a phrase of high
     marks). Missed answers: the ``limit`` furthest from their marks, grouped at
-    similarity ``similar`` (0–1). Raises :class:`coscore.RuleError` for a rule that does
-    not compile and ``ValueError`` when no answer is marked.
+    similarity ``similar`` (0–1). It runs within ``budget`` (time, memory, cancel:
+    :class:`coscore.search_budget.SearchBudget`; 120 s and 1 GiB by default). Raises
+    :class:`coscore.RuleError` for a rule that does not compile, ``ValueError`` when no
+    answer is marked, for a mark that is not a finite number and for an option out of
+    range, and :class:`~coscore.search_budget.SearchStopped` past the budget, with the
+    phrases found so far.
     """
     import coscore
 
+    from ..labelled import marks_array
+
+    for name, value in (("top", top), ("min_rows", min_rows), ("examples", examples), ("limit", limit)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
+    for name, number, least, most in (("min_z", min_z, 0.0, math.inf), ("similar", similar, 0.0, 1.0)):
+        if isinstance(number, bool) or not isinstance(number, (int, float, np.integer, np.floating)) \
+                or not math.isfinite(number) or not least <= number <= most:
+            bounds = "a finite number of at least 0" if most == math.inf else f"a number from {least:g} to {most:g}"
+            raise ValueError(f"{name} must be {bounds}, not {number!r}")
+    meter = (DEFAULT_SEARCH_BUDGET if budget is None else budget).start()
     compiled = rule if isinstance(rule, coscore.Rule) else coscore.compile(rule)
-    h_all = np.asarray([math.nan if m is None else m for m in marks], dtype=np.float64)
+    h_all = marks_array(marks)
     if len(h_all) != len(answers):
         raise ValueError(f"{len(answers)} answers but {len(h_all)} marks")
     rows = np.flatnonzero(~np.isnan(h_all))
@@ -89,19 +109,49 @@ def suggest(rule: Rule | RuleSource, answers: Sequence[Any], marks: Sequence[Any
         raise ValueError("no marked answers: give marks for some of them")
     chosen = [[a] if isinstance(a, str) else list(a) for a in (answers[int(i)] for i in rows)]
     h = h_all[rows]
-    scores = compiled.score_many(chosen).scores
-    high, median, how = split(h)
-    phrases, covered = find(chosen, h, compiled, min_rows, min_z)
-    for p in phrases:
-        _examples(p, chosen, h, scores, high, rows, examples)
-    groups, failed = missed(compiled, chosen, h, scores, limit, similar)
+    phrases: list[Phrase] = []
+    try:
+        meter.stage = "the scoring of the marked answers"
+        scores = _scores(compiled, chosen, meter)
+        high, median, how = split(h)
+        meter.stage = "the search for phrases"
+        phrases, covered = find(chosen, h, compiled, min_rows, min_z, meter.check)
+        phrases = [p for p in phrases if p.z > 0][:top] + [p for p in phrases if p.z < 0][:top]
+        for p in phrases:   # the examples of the phrases shown
+            meter.check()
+            _examples(p, chosen, h, scores, high, rows, examples)
+        meter.stage = "the search for missed answers"
+        groups, failed = missed(compiled, chosen, h, scores, limit, similar, meter.check)
+    except SearchStopped as stop:
+        raise _stopped(stop, phrases, top, stop.stage or meter.stage) from None
     for group in groups:
         for m in group.answers:
             m.rows = [int(rows[r - 1]) + 1 for r in m.rows]
     return Suggestions(int(rows.size), {"median": median, "high": how, "n_high": int(high.sum()),
                                         "n_low": int((~high).sum())},
-                       [p for p in phrases if p.z > 0][:top], [p for p in phrases if p.z < 0][:top],
-                       covered, groups, failed)
+                       [p for p in phrases if p.z > 0], [p for p in phrases if p.z < 0], covered, groups, failed)
+
+
+def _scores(rule: Rule, answers: list[list[str]], meter: Meter) -> np.ndarray:
+    """The scores of ``answers``, in batches of :data:`BATCH`, the budget checked before each."""
+    parts = []
+    for start in range(0, len(answers), BATCH):
+        meter.check()
+        parts.append(rule.score_many(answers[start:start + BATCH]).scores)
+    return np.concatenate(parts) if parts else np.empty(0)
+
+
+def _stopped(stop: SearchStopped, phrases: list[Phrase], top: int, stage: str) -> SearchStopped:
+    """``stop`` saying the phrases found so far (all of them once the missed answers were
+    being looked for; none before)."""
+    high = [p for p in phrases if p.z > 0][:top]
+    low = [p for p in phrases if p.z < 0][:top]
+    if not phrases:
+        return stop.with_result("suggest", stage, "", {})
+    shown = ", ".join(p.phrase for p in high[:5]) + ("…" if len(high) > 5 else "")
+    best = (f"{len(high)} phrase{'s' * (len(high) != 1)} of high marks" + (f" ({shown})" if high else "")
+            + f" and {len(low)} of low marks; the missed answers were not grouped")
+    return stop.with_result("suggest", stage, best, {"phrases": [_phrase_dict(p) for p in [*high, *low]]})
 
 
 def _examples(p: Phrase, answers: list[list[str]], marks: np.ndarray, scores: np.ndarray, high: np.ndarray,

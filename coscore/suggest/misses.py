@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -76,9 +76,11 @@ class Group:
 
 
 def missed(rule: Rule, answers: Sequence[Sequence[str]], marks: np.ndarray, scores: np.ndarray,
-           limit: int = 20, similar: float = 0.4) -> tuple[list[Group], int]:
+           limit: int = 20, similar: float = 0.4,
+           check: Callable[[], None] | None = None) -> tuple[list[Group], int]:
     """The ``limit`` most missed distinct answers of the marked rows, grouped; and how
-    many distinct answers failed (no score: see ``coscore explain``)."""
+    many distinct answers failed (no score: see ``coscore explain``). ``check`` is called
+    before each answer explained (a budget's check, which may stop the search)."""
     first: dict[tuple, int] = {}
     rows: list[list[int]] = []
     for i, answer in enumerate(answers):
@@ -100,6 +102,8 @@ def missed(rule: Rule, answers: Sequence[Sequence[str]], marks: np.ndarray, scor
     groups: list[Group] = []
     grams: list[list[set[str]]] = []
     for m in found[:limit]:
+        if check is not None:
+            check()
         direction = "under" if m.gap < 0 else "over"
         m.closest = closest(rule, m.answer, direction)
         mine = _bigrams(m.answer)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 SIZES: tuple[int, ...] = (2, 3, 4)
 #: The longest phrase that merging overlapping fragments makes, in characters.
 MERGED_LIMIT = 16
+#: The rows (and phrases) counted between two checks of the budget.
+CHECK_EVERY = 512
 
 
 def segments(text: str) -> list[str]:
@@ -136,22 +138,27 @@ def z_score(a: int, n1: int, c: int, n0: int) -> float:
 
 
 def find(answers: Sequence[Sequence[str]], marks: np.ndarray, rule: Rule, min_rows: int = 3,
-         min_z: float = 2.0) -> tuple[list[Phrase], int]:
+         min_z: float = 2.0, check: Callable[[], None] | None = None) -> tuple[list[Phrase], int]:
     """The phrases of ``answers`` (the marked rows) found in at least ``min_rows`` rows with
     ``|z| >= min_z`` that no atom of ``rule`` covers, strongest first; and how many
-    phrases that qualified were left out as covered."""
+    phrases that qualified were left out as covered. ``check`` is called every
+    :data:`CHECK_EVERY` rows and phrases (a budget's check, which may stop the search)."""
     high, _, _ = split(marks)
     n1, n0 = int(high.sum()), int((~high).sum())
     if not n1 or not n0:
         return [], 0
     rows_of: dict[str, list[int]] = {}
     for row, answer in enumerate(answers):
+        if check is not None and row % CHECK_EVERY == 0:
+            check()
         for phrase in ngrams(answer):
             rows_of.setdefault(phrase, []).append(row)
     keys, options = atom_texts(rule)
     total = float(marks.sum())
     qualified: list[Phrase] = []
-    for phrase, rows in rows_of.items():
+    for k, (phrase, rows) in enumerate(rows_of.items()):
+        if check is not None and k % CHECK_EVERY == 0:
+            check()
         if len(rows) < min_rows:
             continue
         a = int(high[rows].sum())

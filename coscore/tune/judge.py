@@ -42,6 +42,7 @@ def cross_validate(space: Space, outcomes: Outcomes, marks: np.ndarray, answers:
     held_out = np.full(len(marks), np.nan)
     found = []
     for k in range(folds):
+        outcomes.meter.stage = f"the cross-validation (fold {k + 1} of {folds})"
         train, test = fold != k, fold == k
         result = search(space, outcomes, Objective(marks[train], answers[train], metric), clean)
         found.append(result)
@@ -53,10 +54,11 @@ def cross_validate(space: Space, outcomes: Outcomes, marks: np.ndarray, answers:
 
 
 def paired(marks: np.ndarray, before: np.ndarray, after: np.ndarray, metric: str, resamples: int,
-           seed: int) -> tuple[Estimate, Estimate, Estimate, int]:
+           seed: int, check: Callable[[], None] | None = None) -> tuple[Estimate, Estimate, Estimate, int]:
     """``metric`` of ``before`` and of ``after`` against ``marks``, and the improvement
     (:func:`.search.gain` of after minus that of before), each with its bootstrap interval
-    over the rows that have all three; and the number of those rows."""
+    over the rows that have all three; and the number of those rows. ``check`` is called
+    before each batch of resamples (a budget's :meth:`~coscore.search_budget.Meter.check`)."""
     keep = ~(np.isnan(marks) | np.isnan(before) | np.isnan(after))
     resampling = Resampling([marks[keep], before[keep], after[keep]])
     h = resampling.column(0)
@@ -66,6 +68,8 @@ def paired(marks: np.ndarray, before: np.ndarray, after: np.ndarray, metric: str
              for p in (resampling.column(1), resampling.column(2))]
     draws: list[list[np.ndarray]] = [[], []]
     for sample in resampling.samples(resamples, seed):
+        if check is not None:
+            check()
         for k, pair in enumerate(pairs):
             draws[k].append(pair.figures(sample)[metric])
     b, a = (np.concatenate(d) if d else np.empty(0) for d in draws)

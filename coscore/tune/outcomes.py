@@ -22,22 +22,29 @@ re-scores only the answers the change can reach:
 
 The results equal scoring each setting's own rule (up to the sign of a zero), which the
 held-out figures do anyway (:meth:`Outcomes.exact`).
+
+The engine scores answers in batches of :data:`BATCH`, and the search's budget
+(:class:`coscore.search_budget.Meter`) is checked before each batch and each candidate,
+so a search over its time or memory stops within a batch's time.
 """
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from ..search_budget import UNBOUNDED, Meter
 from .space import Space, State
 
 #: The memory the kept structures may take at most (besides those a search has started a
 #: move from), and the fewest kept whatever their size.
 CACHE_BYTES = 256 << 20
 CACHE_MIN = 16
+#: The answers the engine scores between two checks of the budget.
+BATCH = 1024
 
 
 @dataclass
@@ -91,12 +98,14 @@ def totals(columns: np.ndarray, failed: np.ndarray, scores: Sequence[float], kep
 
 class Outcomes:
     """The results of ``answers`` (distinct, each a list of blanks) under the settings of
-    ``space``, compiled with ``limits``; :attr:`work` counts what it cost."""
+    ``space``, compiled with ``limits``, within the budget ``meter`` (none by default);
+    :attr:`work` counts what it cost."""
 
-    def __init__(self, space: Space, answers: Sequence[list[str]], limits: Any = None):
+    def __init__(self, space: Space, answers: Sequence[list[str]], limits: Any = None, meter: Meter | None = None):
         self.space = space
         self.answers = list(answers)
         self.limits = limits
+        self.meter = meter if meter is not None else UNBOUNDED.start()
         self.work = Work()
         self._scored: OrderedDict[Any, Scored] = OrderedDict()
         self._pinned: dict[Any, Scored] = {}
@@ -107,6 +116,7 @@ class Outcomes:
     def scores(self, state: State, start: State | None = None) -> np.ndarray:
         """Each distinct answer's score under ``state`` (NaN where it fails); ``start`` is
         the state it is one change away from, when there is one."""
+        self.meter.check()
         self.work.candidates += 1
         scored = self._structure(state.structure, None if start is None else start.structure)
         return totals(scored.columns, scored.failed, state.scores, self.kept(state.dropped), self.space.combo_mode)
@@ -117,7 +127,9 @@ class Outcomes:
         import coscore
 
         rule = coscore.compile(self.space.rule(state), limits=self.limits)
-        return rule.score_many([self.answers[i] for i in answers]).scores
+        wanted = np.asarray(answers, dtype=np.int64)
+        parts = [rule.score_many([self.answers[i] for i in part]).scores for part in self._batches(wanted)]
+        return np.concatenate(parts) if parts else np.empty(0)
 
     def kept(self, dropped: frozenset[str]) -> list[int]:
         """The indexes of the combos not left out."""
@@ -134,6 +146,18 @@ class Outcomes:
     def pin(self, state: State) -> None:
         """Keep ``state``'s structure (a search moves from it) however many others come."""
         self._pinned[state.structure] = self._structure(state.structure, None)
+
+    def unpin(self, state: State) -> None:
+        """Let ``state``'s structure go like any other (a search moved on from it); the
+        original rule's stays pinned, since every search starts from it."""
+        if state.structure != self.space.original.structure:
+            self._pinned.pop(state.structure, None)
+
+    def _batches(self, rows: np.ndarray) -> Iterator[np.ndarray]:
+        """``rows`` in batches of :data:`BATCH`, the budget checked before each."""
+        for start in range(0, len(rows), BATCH):
+            self.meter.check()
+            yield rows[start:start + BATCH]
 
     # -- structures ----------------------------------------------------------------------
     def _structure(self, key: Any, start: Any) -> Scored:
@@ -178,12 +202,14 @@ class Outcomes:
             columns, failed = parent.columns.copy(), parent.failed.copy()
             columns[:, [j for j, c in enumerate(self.space.combos) if c in dropped]] = 0.0
         if rows.size:
-            batch = self._unit_rule(key).score_many([self.answers[i] for i in rows])
+            rule = self._unit_rule(key)
+            for part in self._batches(rows):
+                batch = rule.score_many([self.answers[i] for i in part])
+                for j in self.kept(dropped):
+                    columns[part, j] = batch.combos[self.space.combos[j]]
+                failed[part] = batch.failed
             self.work.scorings += 1
             self.work.answers_scored += int(rows.size)
-            for j in self.kept(dropped):
-                columns[rows, j] = batch.combos[self.space.combos[j]]
-            failed[rows] = batch.failed
         return Scored(key, columns, failed, parent, rows)
 
     def _unit_rule(self, key: Any) -> Any:
@@ -221,7 +247,9 @@ class Outcomes:
         if fresh.size:
             rule = self._unit_rule(scored.key)
             tuned = set(self.space.atoms)
-            for i in fresh:
+            for k, i in enumerate(fresh):
+                if k % 256 == 0:
+                    self.meter.check()
                 _, calls = rule.trace(self.answers[i])
                 texts[i] = list(dict.fromkeys((c.atom, c.text) for c in calls
                                               if c.atom in tuned and type(c.text) is str))
@@ -240,8 +268,9 @@ class Outcomes:
             probe = coscore.compile({"atoms": {"0": {"type": desc[0], "desc": "0:" + desc[1]}},
                                      "combos": {"A": {"combo": "M(0, T(0))", "score": 1, "mode": "value"}},
                                      "comboMode": "ADD"}, limits=self.limits)
-            values = probe.score_many([[t] for t in new]).combos["A"]
-            known.update(zip(new, values.tolist()))
+            for part in self._batches(np.arange(len(new))):
+                values = probe.score_many([[new[i]] for i in part]).combos["A"]
+                known.update(zip((new[i] for i in part), values.tolist()))
             self.work.probed += len(new)
         return np.fromiter((known[t] for t in texts), dtype=np.float64, count=len(texts))
 

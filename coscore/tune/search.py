@@ -81,26 +81,35 @@ class Objective:
 
 @dataclass
 class Found:
-    """What a search ended with: the ``state``, its oriented figure ``gain`` and the
-    original's, and the moves it made."""
+    """What a search ended with (or has reached so far): the ``state``, its oriented figure
+    ``gain`` and the original's, the moves it made, and the figures themselves
+    (``figure``, ``original_figure``; ``None`` when undefined)."""
 
     state: State
     gain: float
     original_gain: float
     steps: int
+    figure: float | None = None
+    original_figure: float | None = None
 
 
 def search(space: Space, outcomes: Outcomes, objective: Objective,
-           clean: Callable[[State], bool] = lambda state: True) -> Found:
+           clean: Callable[[State], bool] = lambda state: True,
+           moved_to: Callable[[Found], None] | None = None) -> Found:
     """Coordinate ascent from ``space.original`` (see the module doc); ``clean(state)`` says
-    whether the rule of a state checks as cleanly as the original."""
+    whether the rule of a state checks as cleanly as the original; ``moved_to`` is told
+    where the search stands at its start and after each move (the best so far, should its
+    budget stop it: :attr:`Outcomes.meter`)."""
     state = space.original
     outcomes.pin(state)
     scores = outcomes.scores(state)
-    best = first = objective(scores)
+    figure = first_figure = objective.figure(scores)
+    best = first = gain(objective.metric, figure)
     most_failures = objective.failures(scores)
     knobs = space.knobs()
     steps = 0
+    if moved_to is not None:
+        moved_to(Found(state, best, first, steps, figure, first_figure))
     while steps < STEPS:
         tried = []
         for position, knob in enumerate(knobs):
@@ -108,17 +117,23 @@ def search(space: Space, outcomes: Outcomes, objective: Objective,
                 candidate_scores = outcomes.scores(candidate, state)
                 if objective.failures(candidate_scores) > most_failures:
                     continue
-                found = objective(candidate_scores)
+                raw = objective.figure(candidate_scores)
+                found = gain(objective.metric, raw)
                 if found > best + EQUAL:
-                    tried.append((-round(found, 12), distance, position, _order(candidate, knob), found, candidate))
+                    tried.append((-round(found, 12), distance, position, _order(candidate, knob), found, raw,
+                                  candidate))
         tried.sort(key=lambda item: item[:4])
-        moved = next(((found, candidate) for *_, found, candidate in tried if clean(candidate)), None)
+        moved = next(((found, raw, candidate) for *_, found, raw, candidate in tried if clean(candidate)), None)
         if moved is None:
             break
-        best, state = moved
-        outcomes.pin(state)
+        best, figure, next_state = moved
+        outcomes.pin(next_state)
+        outcomes.unpin(state)
+        state = next_state
         steps += 1
-    return Found(state, best, first, steps)
+        if moved_to is not None:
+            moved_to(Found(state, best, first, steps, figure, first_figure))
+    return Found(state, best, first, steps, figure, first_figure)
 
 
 def _order(state: State, knob: Knob) -> float:

@@ -9,6 +9,11 @@ and keep the change only if it holds up on answers the search never saw.
 3. The proposed rule is accepted only if that interval lies above zero; otherwise the
    rule is left as it was, and :attr:`Tuning.reason` says why.
 
+All of it runs within a budget (:class:`coscore.search_budget.SearchBudget`: 120 s and
+1 GiB unless told otherwise); past it, :class:`~coscore.search_budget.SearchStopped` says
+where the search was and the best it had found (never made: it was not checked held
+out).
+
 Every rule the search moves to checks as cleanly as the original (no diagnostic of
 ``coscore check`` that the original does not have, with the data's blank counts).
 """
@@ -24,17 +29,21 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..report.bootstrap import RESAMPLES, SEED
+from ..labelled import marks_array
+from ..report.bootstrap import MAX_RESAMPLES, RESAMPLES, SEED
 from ..report.compare import Estimate
+from ..search_budget import DEFAULT_SEARCH_BUDGET, SearchBudget, SearchStopped
 from .judge import cross_validate, paired
 from .outcomes import Outcomes, Work
-from .search import METRICS, NAMES, Objective, search
+from .search import METRICS, NAMES, Found, Objective, search
 from .space import Change, Space, State
 
 if TYPE_CHECKING:
     from ..rule import Rule
     from ..spec import RuleSource
 
+#: The most folds of the cross-validation.
+MAX_FOLDS = 100
 #: Figures whose best value is reached when the scores equal the marks.
 PERFECT: dict[str, float] = {"qwk": 1.0, "kappa": 1.0, "exact_agreement": 1.0, "adjacent_agreement": 1.0,
                              "pearson_r": 1.0, "r2": 1.0, "rmse": 0.0, "smd": 0.0}
@@ -100,7 +109,7 @@ class Tuning:
 
 def tune(rule: Rule | RuleSource, answers: Sequence[Any], marks: Sequence[Any] | np.ndarray, *, metric: str = "qwk",
          folds: int = 5, seed: int = SEED, resamples: int = RESAMPLES, drop: bool = False,
-         limits: Any = None) -> Tuning:
+         limits: Any = None, budget: SearchBudget | None = None) -> Tuning:
     """Tune ``rule`` (a dict, JSON text, an ``os.PathLike`` to a rule file, or a compiled
     :class:`coscore.Rule`) on ``answers`` (each a list of blanks or a string) and their
     ``marks`` (numbers; ``None`` or NaN for an unmarked answer, left out).
@@ -108,28 +117,49 @@ def tune(rule: Rule | RuleSource, answers: Sequence[Any], marks: Sequence[Any] |
     ``metric`` is the figure raised (:data:`.search.METRICS`; QWK by default), ``folds``
     and ``seed`` the cross-validation, ``resamples`` the bootstrap (seeded with ``seed``),
     ``drop`` whether combos may be left out, ``limits`` the rule's budgets
-    (:class:`coscore.Limits`). Raises :class:`coscore.RuleError` for a rule that does not
-    compile and ``ValueError`` for unusable arguments (no marked answer, too few distinct
-    answers for the folds, an unknown metric).
+    (:class:`coscore.Limits`), ``budget`` the search's (time, memory, cancel:
+    :class:`coscore.search_budget.SearchBudget`; 120 s and 1 GiB by default). Raises
+    :class:`coscore.RuleError` for a rule that does not compile, ``ValueError`` for
+    unusable arguments (no marked answer, a mark that is not a finite number, too few
+    distinct answers for the folds, an unknown metric, folds or resamples out of range)
+    and :class:`~coscore.search_budget.SearchStopped` past the budget, with the best
+    found so far.
     """
+    started = time.perf_counter()
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r} (metrics: {', '.join(METRICS)})")
+    _whole("folds", folds, 2, MAX_FOLDS)
+    _whole("resamples", resamples, 1, MAX_RESAMPLES)
+    _whole("seed", seed, 0, None)
+    meter = (DEFAULT_SEARCH_BUDGET if budget is None else budget).start()
+    compiled, source, text = _compiled(rule, limits)
+    keys, index, h = _marked(answers, marks)
+    progress: dict[str, Found] = {}
+    try:
+        return _tune(compiled, source, text, keys, index, h, metric, folds, seed, resamples, drop, meter,
+                     progress, started)
+    except SearchStopped as stop:
+        raise _stopped(stop, stop.stage or meter.stage, progress.get("all"), Space(source, compiled, drop=drop), metric,
+                       len(h)) from None
+
+
+def _tune(compiled: Rule, source: dict[str, Any], text: str, keys: list[tuple], index: np.ndarray, h: np.ndarray,
+          metric: str, folds: int, seed: int, resamples: int, drop: bool, meter: Any,
+          progress: dict[str, Found], started: float) -> Tuning:
+    """:func:`tune` once its arguments are checked; ``progress["all"]`` is where the search
+    on every row stands."""
     import coscore
 
     from ..language import check_rule
 
-    started = time.perf_counter()
-    if metric not in METRICS:
-        raise ValueError(f"unknown metric {metric!r} (metrics: {', '.join(METRICS)})")
-    compiled, source, text = _compiled(rule, limits)
-    keys, index, h = _marked(answers, marks)
-    if folds < 2:
-        raise ValueError("cross-validation needs at least 2 folds")
     if len(keys) < folds:
         raise ValueError(f"{len(keys)} distinct marked answer{'s' * (len(keys) != 1)}: too few for {folds} folds")
     distinct = [list(k) for k in keys]
     lengths = [len(a) for a in distinct]
     blanks = (min(lengths), max(lengths))
     space = Space(source, compiled, drop=drop)
-    outcomes = Outcomes(space, distinct, compiled.limits)
+    meter.stage = "the first scoring of every answer"
+    outcomes = Outcomes(space, distinct, compiled.limits, meter)
     space.idle = set(space.atoms) - outcomes.called(space.original)
     known = _diagnostics(compiled, check_rule(compiled, blanks))
     checked: dict[State, bool] = {}
@@ -145,19 +175,23 @@ def tune(rule: Rule | RuleSource, answers: Sequence[Any], marks: Sequence[Any] |
 
     everything = np.arange(len(distinct))
     original = outcomes.exact(space.original, everything)[index]
-    full = search(space, outcomes, Objective(h, index, metric), clean)
+    meter.stage = "the search on all rows"
+    full = search(space, outcomes, Objective(h, index, metric), clean,
+                  lambda found: progress.__setitem__("all", found))
     proposed = space.changes(full.state)
     searched = {"thresholds": [a for a in space.atoms if a not in space.idle], "scores": list(space.combos),
                 "drop": bool(drop and len(space.combos) > 1)}
     fold_changes: list[list[Change]] = []
     if not proposed:
-        before = paired(h, original, original, metric, resamples, seed)[0]
+        meter.stage = "the bootstrap"
+        before = paired(h, original, original, metric, resamples, seed, meter.check)[0]
         after = improvement = None
         reason: str | None = _nothing_found(metric, before.value, len(h), searched)
     else:
         held_out, found = cross_validate(space, outcomes, h, index, metric, folds, seed, clean)
         fold_changes = [space.changes(f.state) for f in found]
-        before, after, improvement, _ = paired(h, original, held_out, metric, resamples, seed)
+        meter.stage = "the bootstrap of the held-out figures"
+        before, after, improvement, _ = paired(h, original, held_out, metric, resamples, seed, meter.check)
         failing = int((np.isnan(held_out) & ~np.isnan(original)).sum())
         reason = _not_confident(metric, improvement) if not failing else (
             f"the rules the folds' searches found fail {failing} held-out answer{'s' * (failing != 1)} "
@@ -174,6 +208,40 @@ def tune(rule: Rule | RuleSource, answers: Sequence[Any], marks: Sequence[Any] |
                   accepted, reason, proposed if accepted else [], proposed, fold_changes, in_sample, written,
                   {"errors": errors, "warnings": len(diagnostics) - errors}, outcomes.work,
                   time.perf_counter() - started)
+
+
+def _whole(name: str, value: Any, low: int, high: int | None) -> None:
+    """Refuse ``value`` unless it is an int from ``low`` to ``high`` (``None``: unbounded)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low or (
+            high is not None and value > high):
+        bounds = f"{low:,} to {high:,}" if high is not None else f"at least {low:,}"
+        raise ValueError(f"{name} must be a whole number, {bounds}; not {value!r}")
+
+
+def _stopped(stop: SearchStopped, stage: str, found: Found | None, space: Space, metric: str,
+             rows: int) -> SearchStopped:
+    """``stop`` saying the best the search on every row had found (never made: it was not
+    checked held out)."""
+    name = NAMES[metric]
+    if found is None:
+        return stop.with_result("tune", stage, "", {"metric": metric, "n": rows})
+    changes = space.changes(found.state)
+    before, after = (_shown(f) for f in (found.original_figure, found.figure))
+    partial = {"metric": metric, "n": rows, "before": found.original_figure, "in_sample": found.figure,
+               "changes": [c.to_dict() for c in changes], "steps": found.steps}
+    if not changes:
+        best = f"no change raised {name} yet ({name} {before} on the {rows:,} marked rows); the rule is unchanged"
+    else:
+        listed = "; ".join(str(c) for c in changes[:5]) + (f"; … ({len(changes)} in all)" if len(changes) > 5
+                                                                else "")
+        best = (f"{name} {before} → {after} on the {rows:,} marked rows with {len(changes)} change"
+                f"{'s' * (len(changes) != 1)} ({listed}), fitted there and not checked held out, so the rule is "
+                "unchanged")
+    return stop.with_result("tune", stage, best, partial)
+
+
+def _shown(figure: float | None) -> str:
+    return "undefined" if figure is None or math.isnan(figure) else f"{figure:.3f}"
 
 
 def _compiled(rule: Rule | RuleSource, limits: Any) -> tuple[Rule, dict[str, Any], str]:
@@ -196,7 +264,7 @@ def _compiled(rule: Rule | RuleSource, limits: Any) -> tuple[Rule, dict[str, Any
 def _marked(answers: Sequence[Any], marks: Sequence[Any] | np.ndarray) -> tuple[list[tuple], np.ndarray, np.ndarray]:
     """The distinct marked answers (as tuples of blanks), each marked row's answer (an
     index into them) and the rows' marks."""
-    h_all = np.asarray([math.nan if m is None else m for m in marks], dtype=np.float64)
+    h_all = marks_array(marks)
     if len(h_all) != len(answers):
         raise ValueError(f"{len(answers)} answers but {len(h_all)} marks")
     keys: dict[tuple, int] = {}
@@ -232,7 +300,7 @@ def _nothing_found(metric: str, figure: float | None, rows: int, searched: dict[
         return f"the rule already agrees perfectly with the marks ({NAMES[metric]} {figure:.3f}): nothing to gain"
     shown = "undefined" if figure is None else f"{figure:.3f}"
     what = ", ".join(knobs[:-1]) + (" or " if len(knobs) > 1 else "") + knobs[-1]
-    return f"no change of {what} raises {NAMES[metric]} on the {rows} marked rows (it stays {shown})"
+    return f"no change of {what} raises {NAMES[metric]} on the {rows:,} marked rows (it stays {shown})"
 
 
 def _not_confident(metric: str, improvement: Estimate) -> str | None:

@@ -9,10 +9,12 @@
   scored furthest from their marks — and the rule's atoms a phrase can be added to.
 
 ``payload`` is a :class:`.scorings.Payload` (its ``load()`` reads the answers in the
-worker). Both run within the job's wall-time budget (the server stops the worker past it:
-:data:`.assists.ASSIST_TIME`) and the pool's memory budget; the library's functions take
-no budget of their own. A reason, an error or a refusal is the library's English
-text; the page renders it in its language through :mod:`coscore.catalog`.
+worker); ``options["seconds"]`` (set by the server, never by the page) is the search's
+time budget (:class:`coscore.search_budget.SearchBudget`), a little shorter than the
+job's (the server stops the worker past that: :data:`.assists.ASSIST_TIME`), so that a
+search past it answers 422 with what it found so far (``budget``, ``limit``,
+``best_so_far``); memory is the pool's budget. A reason, an error or a refusal is the
+library's English text; the page renders it in its language through :mod:`coscore.catalog`.
 """
 from __future__ import annotations
 
@@ -126,8 +128,22 @@ def _marked(compiler: Compiler, payload: tuple[Any, Any, dict[str, Any]],
     return rule, rows_of(answers.blanks), answers.marks
 
 
+def _budget(options: dict[str, Any]) -> Any:
+    """The search's budget: the time the server gives it; memory is the pool's to watch."""
+    from ..search_budget import SearchBudget
+
+    seconds = options.get("seconds")
+    return SearchBudget(seconds=float(seconds) if seconds else None, memory=None)
+
+
+def _stopped(stop: Any) -> ApiError:
+    """A search stopped by its budget, as the page's error: the line, and the best so far."""
+    return ApiError(422, str(stop), budget=stop.budget, limit=stop.limit, best_so_far=finite(stop.partial))
+
+
 def tune_job(compiler: Compiler, payload: tuple[Any, Any, dict[str, Any]]) -> dict[str, Any]:
     """:func:`coscore.tune.tune` of the editor's rule on the dataset (see the module)."""
+    from ..search_budget import SearchStopped
     from ..tune import tune
 
     text, _, options = payload
@@ -136,7 +152,9 @@ def tune_job(compiler: Compiler, payload: tuple[Any, Any, dict[str, Any]]) -> di
     try:
         found = tune(source, answers, [None if np.isnan(m) else float(m) for m in marks],
                      metric=options.get("metric", "qwk"), folds=options.get("folds", 5),
-                     drop=bool(options.get("drop", False)), limits=rule.limits)
+                     drop=bool(options.get("drop", False)), limits=rule.limits, budget=_budget(options))
+    except SearchStopped as stop:
+        raise _stopped(stop) from None
     except ValueError as exc:
         raise ApiError(422, str(exc)) from None
     out = found.to_dict()
@@ -158,11 +176,15 @@ def _atoms(rule: Any) -> list[dict[str, Any]]:
 
 def suggest_job(compiler: Compiler, payload: tuple[Any, Any, dict[str, Any]]) -> dict[str, Any]:
     """:func:`coscore.suggest.suggest` of the editor's rule on the dataset (see the module)."""
+    from ..search_budget import SearchStopped
     from ..suggest import suggest
 
     rule, answers, marks = _marked(compiler, payload, "suggest")
     try:
-        found = suggest(rule, answers, [None if np.isnan(m) else float(m) for m in marks])
+        found = suggest(rule, answers, [None if np.isnan(m) else float(m) for m in marks],
+                        budget=_budget(payload[2]))
+    except SearchStopped as stop:
+        raise _stopped(stop) from None
     except ValueError as exc:
         raise ApiError(422, str(exc)) from None
     suggested: dict[str, Any] = finite({**found.to_dict(), "atoms": _atoms(rule)})

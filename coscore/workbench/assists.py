@@ -35,6 +35,8 @@ __all__ = ["ABANDONED", "ASSIST_TIME", "KEEP", "Assists", "Bench", "Sources", "a
 
 #: Wall-time budget (seconds) of one tune or suggest run in a worker.
 ASSIST_TIME = 60.0
+#: Seconds before :data:`ASSIST_TIME` at which the search itself stops, with its best so far.
+SEARCH_MARGIN = 3.0
 #: Seconds after which a run nobody asks about any more is stopped.
 ABANDONED = 10.0
 #: Finished runs kept for the page to fetch.
@@ -120,7 +122,10 @@ class Assists:
         group = ("assist", job)
         began = time.perf_counter()
         try:
-            status, reply = await run_job(self.bench.pool, f"workbench.{kind}", (rule, payload, options), group=group,
+            # the search's own budget ends a little before the worker is stopped, so that the
+            # page gets the best found so far rather than only "stopped"
+            searched = {**options, "seconds": max(1.0, self.time_budget - SEARCH_MARGIN)}
+            status, reply = await run_job(self.bench.pool, f"workbench.{kind}", (rule, payload, searched), group=group,
                                           timeout=self.time_budget, affinity=rule_key(rule))
         except asyncio.CancelledError:
             self.bench.pool.cancel(group)
