@@ -6,6 +6,7 @@
 - batch plumbing: :func:`check_answers`, :func:`blank_column`, :func:`joined_column`,
   :func:`distinct_texts`, :func:`dedup_strings`, :func:`dedup_answers`, :func:`longest`, :func:`plain_strings`,
   :func:`tune_malloc`
+- :func:`few_keys` -- whether a block of JSON Lines holds few distinct keys (for the reader)
 - :class:`StrColumns` -- blank columns held as Python ``str``, read as :class:`BlankColumns`
   reads Arrow ones (one implementation, in ``_common``)
 - :class:`BlankColumns` -- blank columns as Arrow strings, deduplicated on their UTF-8 bytes;
@@ -15,7 +16,7 @@
   ``_common``, pure Python): :func:`group_hits` (SM: one group's ordered walk) and
   :func:`tokens` (CS: the token counts of a text)
 
-The compiled modules (``lcs``, ``jaccard``, ``substring``, ``batch``, ``arrow``: Cython and C, working
+The compiled modules (``lcs``, ``jaccard``, ``substring``, ``batch``, ``arrow``, ``json_keys``: Cython and C, working
 on the code points of ``str`` objects and releasing the GIL in their loops) each have a
 pure-Python twin (``lcs_py``, ...) with the same names and results bit for bit. The
 implementation is chosen once, at import: ``COSCORE_IMPLEMENTATION=python`` or ``cython``
@@ -47,6 +48,7 @@ __all__ = [
     "dedup_answers",
     "dedup_strings",
     "distinct_texts",
+    "few_keys",
     "group_hits",
     "joined_column",
     "longest",
@@ -59,7 +61,7 @@ __all__ = [
 ]
 
 #: The kernel modules, by the name of their compiled form.
-MODULES = ("lcs", "jaccard", "substring", "batch", "arrow")
+MODULES = ("lcs", "jaccard", "substring", "batch", "arrow", "json_keys")
 
 
 def _load(implementation: str) -> dict[str, ModuleType]:
@@ -129,6 +131,7 @@ if TYPE_CHECKING:   # the compiled modules' stubs (lcs.pyi, ...) describe both i
         tune_malloc,
     )
     from .jaccard import JaccardScorer, token, token_tables
+    from .json_keys import few_keys
     from .lcs import LcsScorer
     from .substring import SubstringScanner
 else:

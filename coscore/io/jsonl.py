@@ -213,7 +213,7 @@ def _arrow_table(block: LineBlock) -> Any:
     opens = (raw == ord("[")) | (raw == ord("{"))
     if np.add.reduceat(opens, starts, dtype=np.int64).max() > _MAX_OPENS:
         return None  # possibly nested deeper than Arrow's parser can take (it would crash)
-    if not few_keys(data, raw, starts):
+    if not few_keys(data):
         return None  # many keys: Arrow would fill each with nulls for every row before it
     import pyarrow as pa
     import pyarrow.json as pa_json

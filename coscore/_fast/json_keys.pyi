@@ -1,0 +1,3 @@
+"""Whether a block of JSON Lines holds few distinct keys (compiled; twin: json_keys_py)."""
+
+def few_keys(data: bytes, limit: int, max_key: int) -> bool: ...
