@@ -137,7 +137,8 @@ def _reader_messages(folder: Path) -> list[str]:
     with its place in the file."""
     from coscore.io import AnswerColumns, InputError
     from coscore.io.header_rows import announcement
-    from coscore.labelled import mark_column, read_table
+    from coscore.labelled import read_table
+    from coscore.marks import mark_column
 
     said_ = [announcement("row", 2, ["学号", "班级", "第1空", "第2空"], 1, "2026 期中 第5题"),
              announcement("line", 3, ["学号"], 2, "期中"), "read as gb18030"]

@@ -2,13 +2,12 @@
 JSON Lines); no input makes the process abort."""
 from __future__ import annotations
 
-import os
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coscore.io import InputError
+from support import examples
 
 
 @pytest.mark.parametrize("fmt", ["csv", "tsv"])
@@ -84,7 +83,7 @@ KEYS = st.lists(st.sampled_from(["id", "answer", "答案", 'a"b', "c\\d", "x:y",
                 max_size=5)
 
 
-@settings(max_examples=int(os.environ.get("COSCORE_EXAMPLES", "300")), deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.tuples(KEYS, st.lists(st.text(max_size=8) | st.integers(), max_size=5)), min_size=1, max_size=40),
        st.integers(0, 12), st.sampled_from([0, 1, 2, 3]))
 def test_the_compiled_key_count_answers_as_its_twin(lines, limit, damage):

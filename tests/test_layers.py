@@ -31,7 +31,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("coscore.exam",),       # exams: the exam file, Exam, load_exam
     ("coscore",),            # the package's face
     # what front ends share, bottom up
-    ("coscore.rulecache", "coscore.search_budget"), ("coscore.explain",), ("coscore.labelled",), ("coscore.compat",), ("coscore.report",),
+    ("coscore.rulecache", "coscore.search_budget"), ("coscore.explain",), ("coscore.marks",), ("coscore.labelled",),
+    ("coscore.compat",), ("coscore.report",),
     ("coscore.tune", "coscore.suggest"),   # the analyses the command and the workbench run
     ("coscore.http",),
     FRONT_ENDS,              # never import each other

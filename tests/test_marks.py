@@ -349,8 +349,9 @@ def test_an_exam_comparison_reads_each_items_marks_alike(exam, capsys):
 def test_the_library_reads_marks_the_same_way(tmp_path):
     from coscore.cli.agreement import MISSING_MARKS
     from coscore.io import InputError
-    from coscore.labelled import MISSING_MARKS as LIBRARY
-    from coscore.labelled import left_out, read_table
+    from coscore.labelled import read_table
+    from coscore.marks import MISSING_MARKS as LIBRARY
+    from coscore.marks import left_out
 
     assert MISSING_MARKS == LIBRARY == ("error", "skip")
     data = _sheet(tmp_path / "sheet.csv", ABSENT)

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 from coscore.io import InputError
-from coscore.labelled import number_cell, number_column
+from coscore.marks import number_cell, number_column
 
 TEXTS = ["", " ", "1", "-2", "+3", "1.", ".5", "1e5", "1E-3", "0.1", " 1.5 ", "1_000", "nan", "inf", "-Infinity",
          "１２", "1e400", "9" * 30, "0x10", "1,5", "\u3000", "007", "-0.0", "abc"]

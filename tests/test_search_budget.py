@@ -14,7 +14,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from coscore.labelled import marks_array, read_table
+from coscore.labelled import read_table
+from coscore.marks import marks_array
 from coscore.search_budget import SearchBudget, SearchStopped
 from coscore.suggest import suggest
 from coscore.tune import tune

@@ -72,7 +72,7 @@ ENTRIES: list[M] = [
     M("file.offered_none", "0 columns that could be blanks", "0 个可以作为空的列"),
     M("file.looks_identifier", "{name} (looks like an identifier)", "{name}（看起来是学号等编号）"),
     M("file.looks_group", "{name} (looks like a group)", "{name}（看起来是班级等分组）"),
-    # -- the marks (coscore.labelled.mark_column) ------------------------------------------------------
+    # -- the marks (coscore.marks.mark_column) ------------------------------------------------------
     M("file.mark_not_number", "expected a number, got {cell}; give --missing-marks skip to leave such rows out",
       "应是数字，却是 {cell}；要略去这样的行，请给出 --missing-marks skip"),
     M("file.mark_not_finite", "the {what} {mark} is not a finite number: correct it (a {what} from 0 to 10)" + _MARK_EN,

@@ -12,7 +12,7 @@ from .errors import EXIT_FAILED, EXIT_OK, UsageError, print_error
 from .options import add_id_option, positive_int
 from .outputs import print_text, refuse_input_as_output
 
-#: The choices of ``--missing-marks`` (:data:`coscore.labelled.MISSING_MARKS`; spelled out
+#: The choices of ``--missing-marks`` (:data:`coscore.marks.MISSING_MARKS`; spelled out
 #: here so that building the parser imports no numpy).
 MISSING_MARKS = ("error", "skip")
 
@@ -50,7 +50,7 @@ def marks_left_out(table: Any) -> tuple[dict[str, Any], list[str]]:
     explain) say of the rows left out for their mark: the JSON fields ``missing_marks`` and
     ``left_out`` (``None`` unless ``--missing-marks skip``), and the line of text (none
     when no row was left out)."""
-    from ..labelled import left_out
+    from ..marks import left_out
 
     found = left_out(table, table.label) if table.missing_marks == "skip" and table.label in table.columns else None
     fields = {"missing_marks": table.missing_marks, "left_out": found.to_dict() if found else None}

@@ -40,7 +40,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the comparison (and write its page); return the exit status."""
-    from ..labelled import left_out, read_table
+    from ..labelled import read_table
+    from ..marks import left_out
     from ..report import Provenance
     from ..report.bootstrap import SEED
     from ..report.compare import Scorer, compare

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..labelled import LeftOut, Table, left_out
+from ..labelled import Table
+from ..marks import LeftOut, left_out
 from .bootstrap import RESAMPLES, SEED, Resampling, interval
 from .counts import PairColumns, TrueScoreColumns, centre, subset
 

@@ -6,7 +6,7 @@ import os
 import numpy as np
 
 from ..io import InputError, open_reader
-from ..labelled import number_column
+from ..marks import number_column
 
 
 def read_scored(

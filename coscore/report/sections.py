@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..labelled import RESULT_PREFIX, LeftOut, Table, file_hash, left_out
+from ..labelled import RESULT_PREFIX, Table, file_hash
+from ..marks import LeftOut, left_out
 from .groups import GroupStats, cells, group_stats
 from .humans import Consistency, consistency
 from .stats import Agreement, agreement, disagreement_order, round_half_up

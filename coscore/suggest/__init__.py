@@ -89,7 +89,7 @@ def suggest(rule: Rule | RuleSource, answers: Sequence[Any], marks: Sequence[Any
     """
     import coscore
 
-    from ..labelled import marks_array
+    from ..marks import marks_array
 
     for name, value in (("top", top), ("min_rows", min_rows), ("examples", examples), ("limit", limit)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:

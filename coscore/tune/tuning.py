@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..labelled import marks_array
+from ..marks import marks_array
 from ..report.bootstrap import MAX_RESAMPLES, RESAMPLES, SEED
 from ..report.compare import Estimate
 from ..search_budget import DEFAULT_SEARCH_BUDGET, SearchBudget, SearchStopped

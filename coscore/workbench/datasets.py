@@ -160,7 +160,7 @@ def write_view(table: Any, mapping: dict[str, Any], path: str) -> dict[str, Any]
     view at ``path``; its summary (``rows``, what was left out of each mark column)."""
     import pyarrow as pa
 
-    from ..labelled import left_out, mark_column
+    from ..marks import left_out, mark_column
 
     n = len(table)
     blanks = table.blanks if table.blanks is not None else pa.table({"answers": pa.array([[]] * n,
