@@ -85,6 +85,17 @@ def marked_columns(args: argparse.Namespace) -> list[str]:
     return [c for c in (args.label2, args.by) if c]
 
 
+def add_search_inputs(p: argparse.ArgumentParser) -> None:
+    """What a search (``tune``, ``suggest``) reads: ``RULE|EXAM``, ``DATA``, ``--label`` and
+    ``--item`` (an exam's item: its rule, blanks and marks)."""
+    p.add_argument("rule", metavar="RULE|EXAM", help="the rule (.json), or an exam file with --item NAME: that "
+                   "item's rule, blanks and marks")
+    p.add_argument("data", metavar="DATA", help="answers with the teachers' marks")
+    p.add_argument("--label", metavar="COL", help="the teachers' mark column (required, except with an exam)")
+    p.add_argument("--item", metavar="NAME", help="with an exam: the item (its rule; in DATA its blanks and marks, "
+                   "and in the long layout its rows only)")
+
+
 def stopped_search(args: argparse.Namespace, stop: Any) -> int:
     """The end of a search (``tune``, ``suggest``) stopped by its budget
     (:class:`coscore.search_budget.SearchStopped`): one line on stderr naming the budget,

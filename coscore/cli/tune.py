@@ -7,7 +7,15 @@ import os
 from typing import Any
 
 from ..search_budget import add_arguments as add_budget_arguments
-from .agreement import add_missing_marks_option, after_heading, emit, marks_left_out, require_label, stopped_search
+from .agreement import (
+    add_missing_marks_option,
+    add_search_inputs,
+    after_heading,
+    emit,
+    marks_left_out,
+    require_label,
+    stopped_search,
+)
 from .errors import UsageError
 from .exams import is_exam, item_rule_name, item_table, load_exam_file, pick_item, refuse_rule_options
 from .options import add_data_options, reading_options, resample_count, whole_number
@@ -31,12 +39,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from ..report.bootstrap import RESAMPLES, SEED
     from ..tune import METRICS
 
-    p.add_argument("rule", metavar="RULE|EXAM", help="the rule (.json), or an exam file with --item NAME: that "
-                   "item's rule, blanks and marks")
-    p.add_argument("data", metavar="DATA", help="answers with the teachers' marks")
-    p.add_argument("--label", metavar="COL", help="the teachers' mark column (required, except with an exam)")
-    p.add_argument("--item", metavar="NAME", help="with an exam: the item (its rule; in DATA its blanks and marks, "
-                   "and in the long layout its rows only)")
+    add_search_inputs(p)
     p.add_argument("-o", "--output", metavar="TUNED", help="write the rule to use here (.json)")
     add_data_options(p)
     add_missing_marks_option(p)

@@ -1,11 +1,14 @@
 """The ASGI app of ``coscore workbench``: the workbench's page and endpoints alone, on its
 own store (:mod:`.store`) and worker pool, behind the same guard as the other servers
 (:mod:`coscore.http.guard`: Host names, other sites' pages, JSON bodies, the token) and
-the same admission (:mod:`coscore.http.admission`: JSON budgets, per-client caps)."""
+the same admission (:mod:`coscore.http.admission`: JSON budgets, per-client caps), with the
+same :class:`~coscore.http.settings.ServerSettings` (a reverse proxy in front, a path prefix:
+:mod:`coscore.http.proxy`)."""
 from __future__ import annotations
 
 import os
 import time
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -14,14 +17,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..http.admission import Admission
 from ..http.app import error_handler, health, lifespan
 from ..http.guard import Guard, GuardSettings
-from ..http.options import DEFAULT_IN_FLIGHT
 from ..http.pool import WorkerPool
+from ..http.proxy import ProxyHeaders
 from ..http.ready import Readiness, WarmGate, readyz_route
 from ..http.rules import DEFAULT_CACHE_BYTES, DEFAULT_CACHE_SIZE
-from ..limits import DEFAULT_LIMITS, Limits
+from ..http.settings import ServerSettings
 from .library import IMPORT_TIME, Library, WorkbenchCatalog
 from .routes import Workbench, workbench_routes
 from .store import WorkbenchStore
@@ -31,6 +33,7 @@ __all__ = [
     "DEFAULT_BODY_TIMEOUT",
     "DEFAULT_MAX_BODY",
     "DEFAULT_MEMORY",
+    "DEFAULT_SETTINGS",
     "DEFAULT_TIMEOUT",
     "DEFAULT_WORKERS",
     "create_app",
@@ -48,14 +51,21 @@ DEFAULT_BODY_TIMEOUT = 120.0
 DEFAULT_WORKERS = 2
 
 
-def create_app(store: str | os.PathLike[str], *, max_body: int = DEFAULT_MAX_BODY, workers: int = DEFAULT_WORKERS,
-               timeout: float = DEFAULT_TIMEOUT, memory: int | None = DEFAULT_MEMORY,
-               body_timeout: float | None = DEFAULT_BODY_TIMEOUT, max_in_flight: int | None = DEFAULT_IN_FLIGHT,
-               import_time: float = IMPORT_TIME, limits: Limits = DEFAULT_LIMITS,
-               allowed_hosts: frozenset[str] | None = None, token: str | None = None,
-               admission: Admission | None = None) -> Starlette:
+#: The workbench's settings when none are given (``coscore workbench``'s defaults): large
+#: bodies (a file is uploaded whole), long body timeouts, workers that may read a million
+#: answers.
+DEFAULT_SETTINGS = ServerSettings(max_body=DEFAULT_MAX_BODY, workers=DEFAULT_WORKERS, timeout=DEFAULT_TIMEOUT,
+                                  memory=DEFAULT_MEMORY, body_timeout=DEFAULT_BODY_TIMEOUT, port=5050)
+
+
+def create_app(store: str | os.PathLike[str], settings: ServerSettings | None = None, *,
+               import_time: float = IMPORT_TIME, **changes: Any) -> Starlette:
     """The workbench served alone on the store in folder ``store`` (created when missing).
 
+    ``settings`` (:class:`~coscore.http.settings.ServerSettings`; default
+    :data:`DEFAULT_SETTINGS`), with ``changes`` to its fields given as keywords
+    (``create_app(folder, workers=1)``), give the budgets and access below, and the
+    trusted reverse proxies and path prefix (``proxy``, :mod:`coscore.http.proxy`).
     ``workers`` worker processes check, explain, score and read files, each job within
     ``timeout`` seconds (a dataset's scoring within 60 s, reading a file within
     ``import_time``) and ``memory`` bytes, rules compiled with ``limits``. Bodies (uploads
@@ -65,16 +75,17 @@ def create_app(store: str | os.PathLike[str], *, max_body: int = DEFAULT_MAX_BOD
     ``admission`` bounds what each JSON body may hold (values and depth, counted as it
     arrives) and what each client may hold at once (requests, bytes of bodies; an upload
     is one body, so one client's share is at least ``max_body``), as for ``coscore serve``
-    and ``coscore app`` (``None``: :class:`~coscore.http.admission.Admission`'s defaults);
-    waiting jobs take turns by client.
+    and ``coscore app``; waiting jobs take turns by client. The page and its scripts use
+    relative addresses, so it works under a path prefix (``proxy.root_path``).
     ``app.state.library`` opens files and exams (:class:`.library.Library`)."""
-    admission = Admission() if admission is None else admission
+    settings = (settings or DEFAULT_SETTINGS).replace(**changes)
+    admission = settings.admission
     kept = WorkbenchStore(store)
-    pool = WorkerPool(handler, (DEFAULT_CACHE_SIZE, DEFAULT_CACHE_BYTES, limits), size=workers, timeout=timeout,
-                      memory=memory, start=False)
+    pool = WorkerPool(handler, (DEFAULT_CACHE_SIZE, DEFAULT_CACHE_BYTES, settings.limits), size=settings.workers,
+                      timeout=settings.timeout, memory=settings.memory, start=False)
     bench = Workbench(WorkbenchCatalog(kept), pool)
     library = Library(bench, kept, pool, import_time)
-    body_limits = admission.body_limits(max_body, body_timeout, max_in_flight)
+    body_limits = admission.body_limits(settings.max_body, settings.body_timeout, settings.max_in_flight)
     started = time.time()
 
     async def upload(request: Request) -> Response:
@@ -90,8 +101,10 @@ def create_app(store: str | os.PathLike[str], *, max_body: int = DEFAULT_MAX_BOD
     routes.append(Route("/healthz", healthz, methods=["GET"]))
     readiness = Readiness(pool)  # GET /readyz; requests wait for the workers to warm up (coscore.http.ready)
     routes.append(readyz_route(readiness))
-    guard = GuardSettings(hosts=allowed_hosts, check_host="always", token=token, json_prefix="/api/")
-    app = Starlette(routes=routes, middleware=[admission.middleware(), Middleware(Guard, settings=guard),
+    guard = GuardSettings(hosts=settings.allowed_hosts, check_host="always", token=settings.token,
+                          json_prefix="/api/")
+    proxy = [Middleware(ProxyHeaders, proxy=settings.proxy)] if settings.proxy.active else []
+    app = Starlette(routes=routes, middleware=[*proxy, admission.middleware(), Middleware(Guard, settings=guard),
                                                Middleware(WarmGate, readiness=readiness)],
                     exception_handlers={HTTPException: error_handler("/api/", named=True)},
                     lifespan=lifespan(stop=[pool.close, kept.checkpoint]))
@@ -100,6 +113,7 @@ def create_app(store: str | os.PathLike[str], *, max_body: int = DEFAULT_MAX_BOD
     app.state.readiness = readiness
     app.state.library = library
     app.state.bench = bench
+    app.state.settings = settings
     return app
 
 
