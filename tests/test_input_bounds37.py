@@ -3,11 +3,8 @@ JSON Lines); no input makes the process abort."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from coscore.io import InputError
-from support import examples
 
 
 @pytest.mark.parametrize("fmt", ["csv", "tsv"])
@@ -78,27 +75,3 @@ def test_a_parquet_file_of_too_many_columns_or_too_large_a_footer_is_refused(tmp
     with open(edge, "rb") as handle, pytest.raises(InputError, match="metadata of"):
         parquet.ParquetReader("remote.parquet", handle=handle)
 
-
-KEYS = st.lists(st.sampled_from(["id", "answer", "答案", 'a"b', "c\\d", "x:y", "k" * 70, "e\n", "🙂"]) | st.text(max_size=6),
-                max_size=5)
-
-
-@settings(max_examples=examples(300), deadline=None)
-@given(st.lists(st.tuples(KEYS, st.lists(st.text(max_size=8) | st.integers(), max_size=5)), min_size=1, max_size=40),
-       st.integers(0, 12), st.sampled_from([0, 1, 2, 3]))
-def test_the_compiled_key_count_answers_as_its_twin(lines, limit, damage):
-    """On JSON Lines (and broken ones: a quote, a backslash or a line break cut in), the
-    compiled count of distinct keys gives the twin's answer, for any limit."""
-    import json
-
-    from coscore._fast import modules
-
-    compiled, twin = modules("cython")["json_keys"], modules("python")["json_keys"]
-    text = "".join(json.dumps(dict(zip(keys, values)), ensure_ascii=bool(damage % 2)) + "\n" for keys, values in lines)
-    data = text.encode("utf-8", "surrogatepass")
-    if damage == 2:
-        data = data[: len(data) // 2] + b'"' + data[len(data) // 2 :]
-    if damage == 3:
-        data = data[: len(data) // 3] + b"\\\n" + data[len(data) // 3 :]
-    for max_key in (8, 64):
-        assert compiled.few_keys(data, limit, max_key) == twin.few_keys(data, limit, max_key), (data[:200], limit)

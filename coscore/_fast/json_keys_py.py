@@ -22,6 +22,7 @@ def few_keys(data: bytes, limit: int, max_key: int) -> bool:
     ``max_key`` bytes (at most 1,024), every line's quotes paired."""
     if not 0 <= max_key <= _WIDEST:
         raise ValueError(f"max_key must be from 0 to {_WIDEST}, not {max_key}")
+    data = bytes(data)
     raw = np.frombuffer(data, dtype=np.uint8)
     quotes = np.flatnonzero(raw == 34)
     if b"\\" in data:
