@@ -7,7 +7,7 @@ import argparse
 
 from ..http.options import parse_size, serve
 from ..server import DEFAULT_CACHE_BYTES, DEFAULT_CACHE_SIZE, create_app
-from ..server.app import DEFAULT_SETTINGS
+from ..server.app import DEFAULT_SETTINGS, WORKERS_RULE
 from ..server.endpoints import DEFAULT_MAX_RESPONSE
 from .server_options import StartupError, add_server_options, server_settings, startup_error
 
@@ -18,7 +18,7 @@ COMMAND = "coscore serve"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``coscore serve``."""
-    add_server_options(parser, port_default=8000, defaults=DEFAULT_SETTINGS)
+    add_server_options(parser, port_default=8000, defaults=DEFAULT_SETTINGS, workers_default=WORKERS_RULE)
     parser.add_argument("--max-response", type=parse_size, default=DEFAULT_MAX_RESPONSE, metavar="BYTES",
                         help="largest answer sent, e.g. 16M (default 16 MiB); /v1/score refuses a request whose "
                         "answer would be larger (422)")

@@ -43,13 +43,17 @@ def _root_path(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def add_server_options(parser: argparse.ArgumentParser, *, port_default: int, defaults: ServerSettings) -> None:
+def add_server_options(parser: argparse.ArgumentParser, *, port_default: int, defaults: ServerSettings,
+                       workers_default: str | None = None) -> None:
     """Add the options every server command takes, with ``defaults`` (the command's own
-    settings: body size, workers, timeouts, memory) and ``port_default``."""
+    settings: body size, workers, timeouts, memory) and ``port_default``;
+    ``workers_default`` says how the default number of workers is chosen when it depends
+    on the machine (the help then says that rather than this machine's number)."""
     memory = defaults.memory or 0
     body_timeout = defaults.body_timeout or 10.0
     options.add_arguments(parser, port_default=port_default, max_body=defaults.max_body, workers=defaults.workers,
-                          timeout=defaults.timeout, memory=memory, body_timeout=body_timeout)
+                          timeout=defaults.timeout, memory=memory, body_timeout=body_timeout,
+                          workers_default=workers_default)
     group = parser.add_argument_group("behind a reverse proxy (see docs/deployment.md)")
     group.add_argument("--proxy-headers", action="store_true",
                        help="honour X-Forwarded-Proto, X-Forwarded-Host and X-Forwarded-For from the proxies "

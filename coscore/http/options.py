@@ -91,9 +91,19 @@ def address_problem(host: str, port: int) -> str | None:
     return None
 
 
+def _size_text(size: int) -> str:
+    """``size`` bytes as the help says them: ``4G``, ``64M``, or the number."""
+    for unit, scale in (("G", 2**30), ("M", 2**20), ("K", 2**10)):
+        if size >= scale and size % scale == 0:
+            return f"{size // scale}{unit}"
+    return str(size)
+
+
 def add_arguments(parser: argparse.ArgumentParser, *, port_default: int, max_body: int, workers: int,
-                  timeout: float, memory: int, body_timeout: float) -> None:
-    """The options both servers take, with this server's defaults."""
+                  timeout: float, memory: int, body_timeout: float, workers_default: str | None = None) -> None:
+    """The options every server takes, with this server's defaults; ``workers_default``
+    says how the default of ``--workers`` is chosen when it is not a fixed ``workers``
+    (e.g. "one per core, at least 2 and at most 8")."""
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0 "
                         "for every interface, which needs a token)")
     parser.add_argument("--port", type=port, default=port_default, help=f"port to listen on (default {port_default})")
@@ -104,7 +114,7 @@ def add_arguments(parser: argparse.ArgumentParser, *, port_default: int, max_bod
     parser.add_argument("--allowed-host", action="append", metavar="NAME", dest="allowed_hosts",
                         help="a name the server answers to besides its own address (e.g. behind a proxy); repeatable")
     parser.add_argument("--max-body", type=parse_size, default=max_body, metavar="BYTES",
-                        help=f"largest request body accepted, e.g. 16M (default {max_body // 2**20} MiB); larger "
+                        help=f"largest request body accepted, e.g. 16M (default {_size_text(max_body)}); larger "
                         "ones get 413")
     parser.add_argument("--max-in-flight", type=parse_size, default=DEFAULT_IN_FLIGHT, metavar="BYTES",
                         help="bytes of request bodies held at once, over every request (default 256M); a request "
@@ -122,13 +132,13 @@ def add_arguments(parser: argparse.ArgumentParser, *, port_default: int, max_bod
                         help=f"how deep a JSON body may nest objects and arrays (default {DEFAULT_JSON_DEPTH}); "
                         "deeper gets 422")
     parser.add_argument("--workers", type=positive(int), default=workers, metavar="N",
-                        help=f"worker processes that compile and score (default {workers})")
+                        help=f"worker processes that compile and score (default {workers_default or workers})")
     parser.add_argument("--timeout", type=positive(float), default=timeout, metavar="SECONDS",
                         help=f"wall-time budget of one request (of one answer, in a task); past it the worker is "
                         f"killed, the request answered 503 (default {timeout:g})")
     parser.add_argument("--memory", type=parse_size, default=memory, metavar="BYTES",
                         help="memory a worker may grow by; a request needing more is answered 422 "
-                        "(default 1G; 0 for no limit)")
+                        f"(default {_size_text(memory) if memory else 'no limit'}; 0 for no limit)")
     parser.add_argument("--body-timeout", type=positive(float), default=body_timeout, metavar="SECONDS",
                         help=f"time a client may take to send a request body, else 408 (default {body_timeout:g})")
     parser.add_argument("--header-timeout", type=positive(float), default=DEFAULT_HEADER_TIMEOUT, metavar="SECONDS",

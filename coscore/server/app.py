@@ -27,10 +27,12 @@ from .exams import MAX_EXAM_ITEMS
 from .openapi import OPENAPI
 
 __all__ = ["create_app", "DEFAULT_SETTINGS", "DEFAULT_MAX_BODY", "DEFAULT_WORKERS", "DEFAULT_TIMEOUT", "DEFAULT_MEMORY",
-           "DEFAULT_BODY_TIMEOUT"]
+           "DEFAULT_BODY_TIMEOUT", "WORKERS_RULE"]
 
 DEFAULT_MAX_BODY = 16 * 2**20
-#: Worker processes: one per core, at least 2 and at most 8.
+#: How :data:`DEFAULT_WORKERS` is chosen, in words (for ``--help``).
+WORKERS_RULE = "one per core, at least 2 and at most 8"
+#: Worker processes: one per core, at least 2 and at most 8 (:data:`WORKERS_RULE`).
 DEFAULT_WORKERS = max(2, min(8, os.cpu_count() or 1))
 #: Wall-time budget of one request (seconds), once a worker has it.
 DEFAULT_TIMEOUT = 5.0

@@ -15,8 +15,9 @@ original app's database (:mod:`coscore.webapp.bench`). See docs/workbench.md.
 - :mod:`.where`, :mod:`.evidence`, :mod:`.analysis`: diagnostics placed in the rule's
   text, answers explained with marks, datasets scored and paged;
 - :mod:`.store`, :mod:`.datasets`, :mod:`.exams`, :mod:`.library`: the store, data files
-  imported, exams opened, and their endpoints; :mod:`.app` and :mod:`.command`: the server
-  and ``coscore workbench``;
+  imported, exams opened, and their endpoints; :mod:`.app`: the server;
+  :mod:`.startup`: the files ``coscore workbench`` opens at start (its arguments and its
+  run are the command's, :mod:`coscore.cli.workbench`);
 - ``static/``: the page, its scripts and its styles (plain HTML, JavaScript and CSS).
 
 This package's face is its public entry point, and the only one another front uses:
@@ -31,12 +32,13 @@ from .analysis import Answers
 from .jobs import workbench_jobs
 from .routes import Catalog, Workbench, workbench_routes
 
-__all__ = ["Answers", "Catalog", "Workbench", "create_app", "workbench_jobs", "workbench_routes"]
+__all__ = ["DEFAULT_SETTINGS", "Answers", "Catalog", "Workbench", "create_app", "workbench_jobs",
+           "workbench_routes"]
 
 
 def __getattr__(name: str) -> Any:  # the server's pieces (SQLite store, file readers) load when first used
-    if name == "create_app":
-        from .app import create_app
+    if name in ("create_app", "DEFAULT_SETTINGS"):
+        from . import app
 
-        return create_app
+        return getattr(app, name)
     raise AttributeError(f"module 'coscore.workbench' has no attribute {name!r}")
