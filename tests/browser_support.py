@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -87,3 +88,11 @@ def shown_text(driver, element_id: str) -> str:
     in the page, so a redraw cannot pull the element away half-way."""
     return driver.execute_script(
         "const e = document.getElementById(arguments[0]); return e ? e.innerText : '';", element_id).strip()
+
+
+
+def by_testid(driver: Any, name: str) -> Any:
+    """The element of the page with ``data-testid=name``."""
+    from selenium.webdriver.common.by import By
+
+    return driver.find_element(By.CSS_SELECTOR, f"[data-testid='{name}']")

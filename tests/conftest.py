@@ -1,10 +1,12 @@
 """Shared fixtures and checks: the conformance corpus (tests/data/*.jsonl), the demo rules,
 the web app's ``db`` and ``client``, and "``score_many`` equals ``score`` answer by answer";
-the hypothesis profile of the run (what else the test files share is in support.py)."""
+a headless ``browser`` and the ``artefacts`` folder of the workbench's browser tests; the
+hypothesis profile of the run (what else the test files share is in support.py)."""
 from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -134,3 +136,25 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(
             f"{len(needing)} tests need ../shared (the original CoScore app): skipped — "
             "set COSCORE_SHARED to its path to run them", yellow=True)
+
+
+@pytest.fixture()
+def browser(tmp_path: Path) -> Iterator[Any]:
+    """Headless Chromium for the workbench's page (1400 × 1600, its console kept); a test
+    file may define its own ``browser`` (the original app's, the report's)."""
+    from browser_support import start_chromium
+
+    driver = start_chromium(tmp_path / "profile", window="1400,1600", console=True)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture()
+def artefacts(tmp_path: Path) -> Path:
+    """Where a browser test leaves its screenshots: ``COSCORE_ARTEFACTS``, else a temporary folder."""
+    folder = Path(os.environ.get("COSCORE_ARTEFACTS") or tmp_path / "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"\nbrowser screenshots: {folder}")
+    return folder

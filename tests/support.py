@@ -1,9 +1,13 @@
 """What many test files share: the environment a ``python -m coscore`` subprocess runs in
-(this checkout first on its path), waiting on a condition instead of sleeping a fixed time,
-and the hypothesis profile of the run with the examples a slow property tries under it."""
+(this checkout first on its path), a server command running in one (:class:`LiveServer`),
+waiting on a condition instead of sleeping a fixed time, and the hypothesis profile of the
+run with the examples a slow property tries under it."""
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -47,3 +51,47 @@ def wait_until(condition: Callable[[], T], timeout: float = 60, what: str = "the
         if time.monotonic() >= deadline:
             raise AssertionError(f"waited {timeout:g} s for {what}")
         time.sleep(interval)
+
+
+def free_port() -> int:
+    """A TCP port free on the loopback address now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class LiveServer:
+    """``python -m coscore COMMAND ARGS --port P --log-level warning`` in a subprocess, on a
+    free loopback port, once it accepts connections (at most ``timeout`` seconds; its output
+    in the error otherwise); :meth:`stop` ends it and returns its output."""
+
+    def __init__(self, command: str, *args: str, env: dict[str, str] | None = None, cwd: Path | None = None,
+                 timeout: float = 60) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "coscore", command, *args, "--port", str(self.port), "--log-level", "warning"],
+            cwd=cwd, env=env if env is not None else coscore_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                output = self.process.stdout.read().decode(errors="replace") if self.process.stdout else ""
+                raise RuntimeError(f"coscore {command} exited: {output}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"coscore {command} did not start within {timeout:g} s")
+
+    def stop(self) -> str:
+        """Stop the server; its output."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        return self.process.stdout.read().decode(errors="replace") if self.process.stdout else ""

@@ -18,7 +18,7 @@ import pytest
 httpx = pytest.importorskip("httpx")
 pytest.importorskip("uvicorn")
 
-from webapp_support import free_port  # noqa: E402
+from support import free_port  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_BODY = 64 * 1024

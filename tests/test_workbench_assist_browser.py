@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import needs_browser, shown_text, start_chromium, wait
+from browser_support import by_testid, needs_browser, shown_text, wait
 
 pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.common.by import By
@@ -85,31 +85,13 @@ def server(tmp_path: Path):
             process.wait()
 
 
-@pytest.fixture()
-def browser(tmp_path: Path):
-    driver = start_chromium(tmp_path / "profile", window="1400,1600", console=True)
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
-
-@pytest.fixture()
-def artefacts(tmp_path: Path) -> Path:
-    folder = Path(os.environ.get("COSCORE_ARTEFACTS") or tmp_path / "screenshots")
-    folder.mkdir(parents=True, exist_ok=True)
-    print(f"\nworkbench screenshots: {folder}")
-    return folder
-
-
-def _testid(driver, name: str):
-    return driver.find_element(By.CSS_SELECTOR, f"[data-testid='{name}']")
 
 
 def _set_rule(driver, text: str) -> None:
     """The editor's text set as typing would (its ``input`` event), at once."""
     driver.execute_script("const e = arguments[0]; e.value = arguments[1]; e.dispatchEvent(new Event('input'));",
-                          _testid(driver, "rule-editor"), text)
+                          by_testid(driver, "rule-editor"), text)
 
 
 def _checked(driver) -> None:
@@ -124,22 +106,22 @@ def _diagnostics(driver) -> list[str]:
 
 
 def _editor(driver) -> str:
-    return _testid(driver, "rule-editor").get_property("value")
+    return by_testid(driver, "rule-editor").get_property("value")
 
 
 def test_tune_suggest_languages_and_editing(browser, server, artefacts):
     browser.get(f"{server}/workbench")
     wait(browser, lambda d: "lane-change" in [o.get_attribute("value") for o in
-                                              Select(_testid(d, "dataset-select")).options])
+                                              Select(by_testid(d, "dataset-select")).options])
     assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == "zh-CN"
     _set_rule(browser, json.dumps(LANE, ensure_ascii=False, indent=2))
     _checked(browser)
-    Select(_testid(browser, "dataset-select")).select_by_value("lane-change")
+    Select(by_testid(browser, "dataset-select")).select_by_value("lane-change")
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "[data-testid='agreement'] [data-figure='qwk']"))
     lines = len(_editor(browser).split("\n"))
     assert browser.execute_script("return document.querySelectorAll(\"[data-testid='line-numbers'] div\").length") \
         == lines
-    assert not _testid(browser, "stale").is_displayed()
+    assert not by_testid(browser, "stale").is_displayed()
 
     # -- Chinese: every diagnostic of broken rules, the statuses and Save's reason -------------
     for number, text in enumerate(BROKEN):
@@ -155,15 +137,15 @@ def test_tune_suggest_languages_and_editing(browser, server, artefacts):
     assert browser.find_elements(By.CSS_SELECTOR, "#editor-backdrop mark.error")
     assert browser.find_elements(By.CSS_SELECTOR, "[data-testid='line-numbers'] .error")
     # the results are stale while the rule has errors; Save says why it is disabled
-    wait(browser, lambda d: _testid(d, "stale").is_displayed())
-    assert CJK.search(_testid(browser, "stale").text)
-    save = _testid(browser, "save-rule")
+    wait(browser, lambda d: by_testid(d, "stale").is_displayed())
+    assert CJK.search(by_testid(browser, "stale").text)
+    save = by_testid(browser, "save-rule")
     assert not save.is_enabled() and save.get_attribute("title")
-    assert CJK.search(_testid(browser, "save-why").text)
+    assert CJK.search(by_testid(browser, "save-why").text)
     assert CJK.search(shown_text(browser, "dataset-status"))
 
     # -- English after the switch (the dataset status too), kept after a reload ----------------
-    _testid(browser, "lang-toggle").click()
+    by_testid(browser, "lang-toggle").click()
     wait(browser, lambda d: d.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en")
     english = _diagnostics(browser)
     assert english and all(not CJK.search(m) for m in english), english
@@ -171,9 +153,9 @@ def test_tune_suggest_languages_and_editing(browser, server, artefacts):
     browser.save_screenshot(str(artefacts / "assist-2-english.png"))
     browser.refresh()
     wait(browser, lambda d: d.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en")
-    _testid(browser, "lang-toggle").click()  # back to Chinese for the rest
+    by_testid(browser, "lang-toggle").click()  # back to Chinese for the rest
     wait(browser, lambda d: d.find_element(By.TAG_NAME, "html").get_attribute("lang") == "zh-CN")
-    Select(_testid(browser, "dataset-select")).select_by_value("lane-change")
+    Select(by_testid(browser, "dataset-select")).select_by_value("lane-change")
 
     # -- a rule reading a blank the data does not have: the columns do not fit -----------------
     two = json.loads(json.dumps(LANE))
@@ -189,34 +171,34 @@ def test_tune_suggest_languages_and_editing(browser, server, artefacts):
     wrong["combos"]["B"]["score"] = 1
     _set_rule(browser, json.dumps(wrong, ensure_ascii=False, indent=2))
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "[data-testid='agreement'] [data-figure='qwk']")
-         and not _testid(d, "stale").is_displayed() and not d.find_elements(By.CSS_SELECTOR, "[data-testid='misfit']"))
-    _testid(browser, "tune-run").click()
+         and not by_testid(d, "stale").is_displayed() and not d.find_elements(By.CSS_SELECTOR, "[data-testid='misfit']"))
+    by_testid(browser, "tune-run").click()
     apply = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "[data-testid='tune-apply']"))[0]
-    result = _testid(browser, "tune-result")
+    result = by_testid(browser, "tune-result")
     assert "combos.B.score: 1 → 3" in result.text
     assert result.find_elements(By.CSS_SELECTOR, ".figure .ci")  # the intervals
     assert result.find_elements(By.CSS_SELECTOR, "[data-testid='tune-diff'] .add")
-    assert CJK.search(_testid(browser, "tune-verdict").text)
-    browser.execute_script("arguments[0].scrollIntoView()", _testid(browser, "tune-run"))
+    assert CJK.search(by_testid(browser, "tune-verdict").text)
+    browser.execute_script("arguments[0].scrollIntoView()", by_testid(browser, "tune-run"))
     browser.save_screenshot(str(artefacts / "assist-4-tune.png"))
     apply.click()
     wait(browser, lambda d: json.loads(_editor(d))["combos"]["B"]["score"] == 3)
     assert json.loads(_editor(browser))["atoms"]["0"]["desc"].startswith("0.1:")
-    assert CJK.search(_testid(browser, "save-status").text)   # a new version, not saved yet
+    assert CJK.search(by_testid(browser, "save-status").text)   # a new version, not saved yet
     _checked(browser)
 
     # -- suggest: a phrase added to an atom, as an edit in the editor ---------------------------
-    _testid(browser, "suggest-run").click()
+    by_testid(browser, "suggest-run").click()
     add = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "[data-testid='suggest-add']"))[0]
     phrase = add.get_attribute("data-phrase")
-    assert _testid(browser, "suggest-missed").find_elements(By.CSS_SELECTOR, "li.answer")
-    target = Select(_testid(browser, "suggest-target"))
+    assert by_testid(browser, "suggest-missed").find_elements(By.CSS_SELECTOR, "li.answer")
+    target = Select(by_testid(browser, "suggest-target"))
     target.select_by_value("1#0")                 # atom 1 (SM), its first group
     before = json.loads(_editor(browser))["atoms"]["1"]["desc"]
     add.click()
     wait(browser, lambda d: json.loads(_editor(d))["atoms"]["1"]["desc"] == before.split(",")[0] + "|" + phrase
          + before[len(before.split(",")[0]):])
-    browser.execute_script("arguments[0].scrollIntoView()", _testid(browser, "suggest-run"))
+    browser.execute_script("arguments[0].scrollIntoView()", by_testid(browser, "suggest-run"))
     browser.save_screenshot(str(artefacts / "assist-5-suggest.png"))
 
     # the page's own words: every one in both languages

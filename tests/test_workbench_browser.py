@@ -11,7 +11,6 @@ to show. No console errors. Screenshots are saved in the folder the test prints
 from __future__ import annotations
 
 import json
-import os
 import random
 import sqlite3
 import time
@@ -19,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import needs_browser, start_chromium, wait
+from browser_support import by_testid, needs_browser, wait
 from webapp_support import LiveApp, copy_database
 
 pytest.importorskip("selenium.webdriver")
@@ -66,44 +65,26 @@ def app(tmp_path: Path):
         live.stop()
 
 
-@pytest.fixture()
-def browser(tmp_path: Path):
-    driver = start_chromium(tmp_path / "profile", window="1400,1400", console=True)
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
-
-@pytest.fixture()
-def artefacts(tmp_path: Path) -> Path:
-    folder = Path(os.environ.get("COSCORE_ARTEFACTS") or tmp_path / "screenshots")
-    folder.mkdir(parents=True, exist_ok=True)
-    print(f"\nworkbench screenshots: {folder}")
-    return folder
-
-
-def _testid(driver, name: str):
-    return driver.find_element(By.CSS_SELECTOR, f"[data-testid='{name}']")
 
 
 def _type_rule(driver, rule: dict) -> None:
-    editor = _testid(driver, "rule-editor")
+    editor = by_testid(driver, "rule-editor")
     editor.clear()
     editor.send_keys(json.dumps(rule, ensure_ascii=False))
 
 
 def test_the_workbench_walk(browser, app, artefacts):
     browser.get(f"{app.url}/workbench")
-    wait(browser, lambda d: len(Select(_testid(d, "dataset-select")).options) > 5)
+    wait(browser, lambda d: len(Select(by_testid(d, "dataset-select")).options) > 5)
     assert browser.find_element(By.ID, "editor-title").text == "规则编辑器"  # Chinese first, as the original pages
     browser.save_screenshot(str(artefacts / "0-chinese.png"))
-    _testid(browser, "language").click()  # English: the words below are the English ones
+    by_testid(browser, "language").click()  # English: the words below are the English ones
     wait(browser, lambda d: d.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en")
     browser.save_screenshot(str(artefacts / "1-open.png"))
 
     # -- a rule with T(0) > 3: the diagnostic, its column and its place in the text ----------
-    _testid(browser, "rule-name").send_keys("workbench rule")
+    by_testid(browser, "rule-name").send_keys("workbench rule")
     _type_rule(browser, BROKEN)
     item = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "[data-testid='diagnostics'] li.error"))
     assert item.get_attribute("data-path") == "combos.C.combo"
@@ -112,65 +93,65 @@ def test_the_workbench_walk(browser, app, artefacts):
     assert mark.get_attribute("textContent") == ">"
     item.click()  # the caret place is selected in the editor
     assert browser.execute_script("const e = arguments[0]; return e.value.slice(e.selectionStart, e.selectionEnd)",
-                                  _testid(browser, "rule-editor")) == ">"
-    assert "every answer fails" in _testid(browser, "score-range").text
-    assert not _testid(browser, "save-rule").is_enabled()  # refused while it has an error
+                                  by_testid(browser, "rule-editor")) == ">"
+    assert "every answer fails" in by_testid(browser, "score-range").text
+    assert not by_testid(browser, "save-rule").is_enabled()  # refused while it has an error
     browser.save_screenshot(str(artefacts / "2-diagnostic.png"))
 
     # -- fixed: the score range and what each combo can contribute; saved ---------------------
     _type_rule(browser, LANE)
-    wait(browser, lambda d: "scores exactly 0–10" in _testid(d, "score-range").text)
-    assert "combo C (value × 1): number, contributes 0, 1 or 2" in _testid(browser, "score-range").text
+    wait(browser, lambda d: "scores exactly 0–10" in by_testid(d, "score-range").text)
+    assert "combo C (value × 1): number, contributes 0, 1 or 2" in by_testid(browser, "score-range").text
     assert not browser.find_elements(By.CSS_SELECTOR, "[data-testid='diagnostics'] li")
-    wait(browser, lambda d: _testid(d, "save-rule").is_enabled())
-    _testid(browser, "save-rule").click()
-    wait(browser, lambda d: "Saved" in _testid(d, "save-status").text)
+    wait(browser, lambda d: by_testid(d, "save-rule").is_enabled())
+    by_testid(browser, "save-rule").click()
+    wait(browser, lambda d: "Saved" in by_testid(d, "save-status").text)
     with sqlite3.connect(app.db) as connection:
         (stored,) = connection.execute("SELECT rule FROM rules WHERE name = 'workbench rule'").fetchone()
     assert json.loads(stored) == LANE
     browser.save_screenshot(str(artefacts / "3-saved.png"))
 
     # -- an answer: the SM keys it holds are marked ---------------------------------------------
-    _testid(browser, "answer-input").send_keys(ANSWER)
-    wait(browser, lambda d: _testid(d, "score").text == "9")
-    explanation = _testid(browser, "explanation")
+    by_testid(browser, "answer-input").send_keys(ANSWER)
+    wait(browser, lambda d: by_testid(d, "score").text == "9")
+    explanation = by_testid(browser, "explanation")
     marks = [m.text for m in explanation.find_elements(By.CSS_SELECTOR, ".call[data-atom='2'] .text mark")]
     assert marks == ["开始", "结束"]
     assert [m.text for m in explanation.find_elements(By.CSS_SELECTOR, ".call[data-atom='1'] .text mark")] == ["若"]
     browser.save_screenshot(str(artefacts / "4-tester.png"))
 
     # -- the lane-change dataset: QWK and the disagreements; one opened in the tester ----------
-    Select(_testid(browser, "dataset-select")).select_by_visible_text("test 2")
+    Select(by_testid(browser, "dataset-select")).select_by_visible_text("test 2")
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "[data-testid='agreement'] [data-figure='qwk']"))
     lines = [line.split(",") for line in (DEMO / "lane-change.csv").read_text(encoding="utf-8").split("\n")[1:] if line]
     batch = coscore.compile(LANE).score_many([text.split("-") for text, _ in lines])
     qwk = agreement([float(mark) for _, mark in lines], batch.scores).qwk
     shown = browser.find_element(By.CSS_SELECTOR, "[data-figure='qwk'] .value").text
     assert shown == f"{qwk:.3f}".rstrip("0")
-    rows = _testid(browser, "disagreements").find_elements(By.TAG_NAME, "tr")
+    rows = by_testid(browser, "disagreements").find_elements(By.TAG_NAME, "tr")
     assert len(rows) == 20
     first = rows[0].find_elements(By.TAG_NAME, "td")
     answer_text, score = first[1].text, first[3].text
     browser.save_screenshot(str(artefacts / "5-dataset.png"))
     rows[0].click()
-    wait(browser, lambda d: _testid(d, "answer-input").get_property("value") == answer_text)
-    wait(browser, lambda d: _testid(d, "score").text == score)
+    wait(browser, lambda d: by_testid(d, "answer-input").get_property("value") == answer_text)
+    wait(browser, lambda d: by_testid(d, "score").text == score)
     browser.save_screenshot(str(artefacts / "6-opened.png"))
 
     # -- 100,000 answers: the agreement shown, paged from the kept scoring ---------------------
     began = time.monotonic()
-    Select(_testid(browser, "dataset-select")).select_by_visible_text(BIG)
-    wait(browser, lambda d: _testid(d, "agreement").get_attribute("data-ms"))
+    Select(by_testid(browser, "dataset-select")).select_by_visible_text(BIG)
+    wait(browser, lambda d: by_testid(d, "agreement").get_attribute("data-ms"))
     seconds = time.monotonic() - began
-    page_ms = int(_testid(browser, "agreement").get_attribute("data-ms"))
-    assert _testid(browser, "dataset-status").text.startswith("100,000 answers")
+    page_ms = int(by_testid(browser, "agreement").get_attribute("data-ms"))
+    assert by_testid(browser, "dataset-status").text.startswith("100,000 answers")
     print(f"100,000 answers: agreement shown {seconds:.2f} s after choosing the dataset (page: {page_ms} ms)")
     browser.save_screenshot(str(artefacts / "7-100k.png"))
     # the 2 s target is measured by benchmarks/workbench.py, not by a timed test
-    next_page = _testid(browser, "disagreements-pager").find_elements(By.TAG_NAME, "button")[1]
-    first_row = _testid(browser, "disagreements").find_element(By.TAG_NAME, "tr").get_attribute("data-row")
+    next_page = by_testid(browser, "disagreements-pager").find_elements(By.TAG_NAME, "button")[1]
+    first_row = by_testid(browser, "disagreements").find_element(By.TAG_NAME, "tr").get_attribute("data-row")
     next_page.click()  # pages come from the kept scoring
-    wait(browser, lambda d: _testid(d, "disagreements").find_element(By.TAG_NAME, "tr").get_attribute("data-row")
+    wait(browser, lambda d: by_testid(d, "disagreements").find_element(By.TAG_NAME, "tr").get_attribute("data-row")
           != first_row, timeout=10)
 
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []

@@ -170,7 +170,7 @@ def test_a_stored_dataset_is_mapped_again(client, folder):
 
 
 def test_the_command_refuses_a_sheet_whose_blanks_do_not_fit(folder, capsys):
-    from workbench_files import free_port
+    from support import free_port
 
     book = teacher_sheet(folder / "refused.xlsx", 20)
     rule = folder / "q5.rule.json"

@@ -7,15 +7,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from support import coscore_env, wait_until
+from support import LiveServer, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("COSCORE_SHARED") or ROOT.parent / "shared")
@@ -53,43 +49,8 @@ def wait_for_task(client, name: str, timeout: float = 60) -> dict:
     return wait_until(finished, timeout, f"task {name!r} to finish")
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class LiveApp:
+class LiveApp(LiveServer):
     """``coscore app APP_DIR --db DB`` running in a subprocess on a free loopback port."""
 
     def __init__(self, db: Path, *extra: str):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = coscore_env()
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "coscore", "app", str(APP_DIR), "--db", str(db), "--port", str(self.port),
-             "--log-level", "warning", *extra],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"coscore app exited: {self.process.stdout.read().decode(errors='replace')}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                    return
-            except OSError:
-                time.sleep(0.1)
-        self.stop()
-        raise RuntimeError("coscore app did not start within 60 s")
-
-    def stop(self) -> str:
-        """Stop the server; its output."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        return self.process.stdout.read().decode(errors="replace") if self.process.stdout else ""
+        super().__init__("app", str(APP_DIR), "--db", str(db), *extra)

@@ -3,12 +3,9 @@ and the workbench served in a subprocess."""
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
+
+from support import LiveServer, coscore_env
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,41 +61,9 @@ def exam_files(folder: Path) -> tuple[Path, Path]:
     return exam, data
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class LiveWorkbench:
+class LiveWorkbench(LiveServer):
     """``coscore workbench ARGS`` in a subprocess (working folder ``cwd``, its own data folder)."""
 
     def __init__(self, cwd: Path, *args: str):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-                   XDG_DATA_HOME=str(cwd / "data-home"))
-        self.process = subprocess.Popen([sys.executable, "-m", "coscore", "workbench", *args, "--port", str(self.port),
-                                         "--log-level", "warning"], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"coscore workbench exited: {self.process.stdout.read().decode(errors='replace')}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                    return
-            except OSError:
-                time.sleep(0.1)
-        self.stop()
-        raise RuntimeError("coscore workbench did not start within 90 s")
-
-    def stop(self) -> str:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        return self.process.stdout.read().decode(errors="replace") if self.process.stdout else ""
+        super().__init__("workbench", *args, cwd=cwd, env=coscore_env(XDG_DATA_HOME=str(cwd / "data-home")),
+                         timeout=90)
