@@ -17,13 +17,12 @@ figures)``:
 from __future__ import annotations
 
 import json
-import resource
-import subprocess
 import sys
 import tempfile
-import time
 import zipfile
 from pathlib import Path
+
+from benchmarks import children
 
 Row = tuple[str, int, bool, str]
 
@@ -34,13 +33,10 @@ _NS = "http://schemas.openxmlformats.org"
 
 def _score(data: Path, *extra: str) -> tuple[int, float, float, str]:
     """``coscore score`` of ``data``: exit code, seconds, peak MB of the child, last line of stderr."""
-    start = time.perf_counter()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    done = subprocess.run([sys.executable, "-m", "coscore", "score", str(RULE), str(data), *extra, "-o",
-                           str(data.with_suffix(".out.csv"))], capture_output=True, text=True, cwd=ROOT, timeout=600)
-    peak = max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before) / 1024
-    lines = done.stderr.strip().splitlines()
-    return done.returncode, time.perf_counter() - start, peak, lines[-1][:120] if lines else ""
+    code, seconds, peak, _, err = children.run([sys.executable, "-m", "coscore", "score", str(RULE), str(data),
+                                                *extra, "-o", str(data.with_suffix(".out.csv"))], cwd=ROOT, timeout=600)
+    lines = err.strip().splitlines()
+    return code, seconds, peak, lines[-1][:120] if lines else ""
 
 
 def _workbook(path: Path, rows: bytes) -> None:

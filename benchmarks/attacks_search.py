@@ -18,12 +18,11 @@ from __future__ import annotations
 import csv
 import json
 import random
-import resource
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from benchmarks import children
 
 Row = tuple[str, int, bool, str]
 
@@ -51,13 +50,8 @@ def _inputs(folder: Path, rows: int = 20_000) -> tuple[Path, Path]:
 
 
 def _run(*args: str) -> tuple[int, float, float, str, str]:
-    """``coscore ARGS``: exit code, seconds, peak MB of the child, stdout, stderr."""
-    start = time.perf_counter()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    done = subprocess.run([sys.executable, "-m", "coscore", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=900)
-    peak = max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before) / 1024
-    return done.returncode, time.perf_counter() - start, peak, done.stdout, done.stderr
+    """``coscore ARGS``: exit code, seconds, peak MB of the child alone, stdout, stderr."""
+    return children.run([sys.executable, "-m", "coscore", *args], cwd=ROOT, timeout=900)
 
 
 def tune_drop(rule: Path, data: Path) -> list[Row]:
