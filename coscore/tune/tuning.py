@@ -32,7 +32,7 @@ import numpy as np
 from ..marks import marks_array
 from ..report.bootstrap import MAX_RESAMPLES, RESAMPLES, SEED
 from ..report.compare import Estimate
-from ..search_budget import DEFAULT_SEARCH_BUDGET, SearchBudget, SearchStopped
+from ..search_budget import DEFAULT_SEARCH_BUDGET, Meter, SearchBudget, SearchStopped
 from .judge import cross_validate, paired
 from .outcomes import Outcomes, Work
 from .search import METRICS, NAMES, Found, Objective, search
@@ -144,7 +144,7 @@ def tune(rule: Rule | RuleSource, answers: Sequence[Any], marks: Sequence[Any] |
 
 
 def _tune(compiled: Rule, source: dict[str, Any], text: str, keys: list[tuple], index: np.ndarray, h: np.ndarray,
-          metric: str, folds: int, seed: int, resamples: int, drop: bool, meter: Any,
+          metric: str, folds: int, seed: int, resamples: int, drop: bool, meter: Meter,
           progress: dict[str, Found], started: float) -> Tuning:
     """:func:`tune` once its arguments are checked; ``progress["all"]`` is where the search
     on every row stands."""
