@@ -1,5 +1,6 @@
-"""A child process run and measured alone: its exit code, wall time, its own peak memory
-and its output.
+"""Child processes of the benchmarks: one run and measured alone (:func:`run`: its exit
+code, wall time, its own peak memory and its output), and a server command started on a
+free port (:func:`serve`).
 
 Neither ``getrusage(RUSAGE_CHILDREN)`` nor the child's own ``ru_maxrss`` will do in a long
 run: the first is the largest peak of every child waited for so far, and the second
@@ -11,11 +12,15 @@ benchmark process would report 500 MB for every child. :func:`run` reads the chi
 """
 from __future__ import annotations
 
+import os
+import socket
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parent.parent
 #: How often the child's high-water mark is read, in seconds.
 EVERY = 0.01
 
@@ -55,3 +60,26 @@ def run(args: list[str], cwd: Path | None = None, timeout: float = 900) -> tuple
         out, err = proc.communicate()
     watcher.join()
     return proc.returncode, time.perf_counter() - start, peak[0] / 1024, out, err
+
+
+def serve(command: str, *args: str, timeout: float = 60) -> tuple[subprocess.Popen, str]:
+    """``coscore COMMAND ARGS`` (a server: ``app``, ``workbench``) of this checkout on a free
+    loopback port; its process and URL once it accepts connections (``SystemExit`` if it
+    exits or does not start within ``timeout`` seconds)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    process = subprocess.Popen([sys.executable, "-m", "coscore", command, *args, "--port", str(port),
+                                "--log-level", "warning"], env=env)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"coscore {command} exited")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return process, f"http://127.0.0.1:{port}"
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise SystemExit(f"coscore {command} did not start within {timeout:g} s")

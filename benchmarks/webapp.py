@@ -17,8 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -34,35 +32,16 @@ for path in (str(ROOT), str(HERE)):
         sys.path.insert(0, path)
 
 import baseline  # noqa: E402
+import children  # noqa: E402
 import workloads  # noqa: E402
 
 RULE = "lane-change"
 TARGET = 100.0
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def start_app(folder: Path, db: Path) -> tuple[subprocess.Popen, str]:
     """``coscore app`` in a subprocess; its process and URL once it accepts connections."""
-    port = _free_port()
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    process = subprocess.Popen([sys.executable, "-m", "coscore", "app", str(folder), "--db", str(db),
-                                "--port", str(port), "--log-level", "warning"], env=env)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit("coscore app exited")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return process, f"http://127.0.0.1:{port}"
-        except OSError:
-            time.sleep(0.1)
-    process.kill()
-    raise SystemExit("coscore app did not start")
+    return children.serve("app", str(folder), "--db", str(db))
 
 
 def dataset_text(answers: list[list[str]]) -> str:

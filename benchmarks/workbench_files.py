@@ -19,9 +19,7 @@ page does it (every request through HTTP, asked again every 20 ms while it answe
 from __future__ import annotations
 
 import argparse
-import os
 import random
-import socket
 import subprocess
 import sys
 import tempfile
@@ -36,7 +34,9 @@ for path in (str(ROOT), str(HERE), str(ROOT / "tests")):
     if path not in sys.path:  # run from a checkout without installing
         sys.path.insert(0, path)
 
+import children  # noqa: E402
 import workloads  # noqa: E402
+from workbench import dataset  # noqa: E402
 from workbench_files import RULE_TEXT, teacher_sheet  # noqa: E402
 
 RULE = "lane-change"
@@ -44,40 +44,9 @@ TARGET_AGREEMENT = 3.0
 TARGET_XLSX = 10.0
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def start(store: Path) -> tuple[subprocess.Popen, str]:
     """``coscore workbench`` in a subprocess; its process and URL once it accepts connections."""
-    port = _free_port()
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    process = subprocess.Popen([sys.executable, "-m", "coscore", "workbench", "--store", str(store), "--port",
-                                str(port), "--log-level", "warning"], env=env)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit("coscore workbench exited")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return process, f"http://127.0.0.1:{port}"
-        except OSError:
-            time.sleep(0.1)
-    process.kill()
-    raise SystemExit("coscore workbench did not start within 60 s")
-
-
-def figures(http: httpx.Client, body: dict) -> tuple[float, dict]:
-    """Seconds until ``/api/workbench/dataset`` answers with the figures; the figures."""
-    began = time.perf_counter()
-    while True:
-        response = http.post("/api/workbench/dataset", json=body)
-        if response.status_code != 202:
-            response.raise_for_status()
-            return time.perf_counter() - began, response.json()
-        time.sleep(0.02)
+    return children.serve("workbench", "--store", str(store))
 
 
 def upload(http: httpx.Client, path: Path) -> dict:
@@ -123,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
                 imported = time.perf_counter() - began
                 times, worker = [], []
                 for repeat in range(args.repeats):
-                    seconds, shown = figures(http, {"dataset": "big", "rule": source + " " * (repeat + 1), "size": 20})
+                    seconds, shown = dataset(http, {"dataset": "big", "rule": source + " " * (repeat + 1), "size": 20})
                     times.append(seconds)
                     worker.append(shown["seconds"])
                 qwk = shown["agreement"]["qwk"]["value"]
@@ -133,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
                 http.post("/api/workbench/import", json={"upload": found["upload"], "file": book.name, "columns": {
                     "blanks": ["第1空", "第2空"], "label": "教师A", "label2": "教师B", "group": "班级", "id": "学号"}}
                           ).raise_for_status()
-                seconds, sheet = figures(http, {"dataset": "teacher", "rule": RULE_TEXT})
+                seconds, sheet = dataset(http, {"dataset": "teacher", "rule": RULE_TEXT})
                 xlsx = time.perf_counter() - began
         finally:
             process.terminate()
