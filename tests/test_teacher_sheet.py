@@ -10,39 +10,15 @@ import pytest
 
 from conftest import read_columns
 from coscore.cli import main
-
-RULE = {"atoms": {"0": {"type": "SM", "desc": "阻尼器"}, "1": {"type": "SM", "desc": "大楼,模型"}},
-        "combos": {"A": {"combo": "M(0,T(0))", "score": 4, "mode": "value"},
-                   "B": {"combo": "G(1,T(1))", "score": 6, "mode": "logic"}},
-        "comboMode": "ADD"}
+from workbench_files import RULE, teacher_sheet
 
 
 @pytest.fixture(scope="module")
 def sheet(tmp_path_factory) -> tuple[Path, Path]:
-    import xlsxwriter
-
     folder = tmp_path_factory.mktemp("teacher")
     rule = folder / "rule.json"
     rule.write_text(json.dumps(RULE, ensure_ascii=False), encoding="utf-8")
-    book_path = folder / "期中.xlsx"
-    book = xlsxwriter.Workbook(str(book_path))
-    first = book.add_worksheet("第5题")
-    first.merge_range(0, 0, 0, 5, "2026 期中 第5题")
-    for j, name in enumerate(["学号", "班级", "第1空", "第2空", "教师A", "教师B"]):
-        first.write_string(1, j, name)
-    for i in range(300):
-        row = i + 2
-        first.write_string(row, 0, f"S{i:05d}")
-        first.write_string(row, 1, f"{i % 4 + 1}班")
-        first.write_string(row, 2, ["阻尼器", "积木", "阻尼器和大楼"][i % 3])
-        first.write_string(row, 3, ["大楼模型", "纸", ""][i % 3])
-        if i % 25 == 0:
-            first.write_string(row, 4, "缺考")
-        else:
-            first.write_number(row, 4, [10, 4, 4][i % 3] if i % 7 else 6)
-        first.write_number(row, 5, [10, 4, 0][i % 3])
-    book.add_worksheet("第6题").write_string(0, 0, "另一题")
-    book.close()
+    book_path = teacher_sheet(folder / "期中.xlsx", merged_title=True, another_sheet=True)
     return rule, book_path
 
 

@@ -9,7 +9,7 @@ from support import LiveServer, coscore_env
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: The rule of tests/test_teacher_sheet.py: two blanks.
+#: The rule of the teacher's sheet (tests/test_teacher_sheet.py and the workbench's tests): two blanks.
 RULE = {"atoms": {"0": {"type": "SM", "desc": "阻尼器"}, "1": {"type": "SM", "desc": "大楼,模型"}},
         "combos": {"A": {"combo": "M(0,T(0))", "score": 4, "mode": "value"},
                    "B": {"combo": "G(1,T(1))", "score": 6, "mode": "logic"}},
@@ -17,13 +17,17 @@ RULE = {"atoms": {"0": {"type": "SM", "desc": "阻尼器"}, "1": {"type": "SM", 
 RULE_TEXT = json.dumps(RULE, ensure_ascii=False, indent=2)
 
 
-def teacher_sheet(path: Path, rows: int = 300) -> Path:
-    """A teacher's .xlsx: a title row, 学号, 班级, two blanks, two raters (教师A with 缺考)."""
+def teacher_sheet(path: Path, rows: int = 300, *, merged_title: bool = False, another_sheet: bool = False) -> Path:
+    """A teacher's .xlsx: a title row (merged across the columns when ``merged_title``), 学号,
+    班级, two blanks, two raters (教师A with 缺考); with ``another_sheet``, a second sheet after it."""
     import xlsxwriter
 
     book = xlsxwriter.Workbook(str(path), {"constant_memory": True})
     sheet = book.add_worksheet("第5题")
-    sheet.write_string(0, 0, "2026 期中 第5题")
+    if merged_title:
+        sheet.merge_range(0, 0, 0, 5, "2026 期中 第5题")
+    else:
+        sheet.write_string(0, 0, "2026 期中 第5题")
     for j, name in enumerate(["学号", "班级", "第1空", "第2空", "教师A", "教师B"]):
         sheet.write_string(1, j, name)
     for i in range(rows):
@@ -37,6 +41,8 @@ def teacher_sheet(path: Path, rows: int = 300) -> Path:
         else:
             sheet.write_number(row, 4, [10, 4, 4][i % 3] if i % 7 else 6)
         sheet.write_number(row, 5, [10, 4, 0][i % 3])
+    if another_sheet:
+        book.add_worksheet("第6题").write_string(0, 0, "另一题")
     book.close()
     return path
 
