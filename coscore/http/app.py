@@ -11,16 +11,22 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from .. import __version__
+from .guard import Guard, GuardSettings
 from .pool import JobCancelled, OverBudget, WorkerPool, WorkerStopped
-from .proxy import route_path
+from .proxy import ProxyHeaders, route_path
+from .ready import Readiness, WarmGate
 from .responses import ApiError, json_response
+
+if TYPE_CHECKING:
+    from .settings import ServerSettings
 
 __all__ = ["error_handler", "health", "job_error", "lifespan", "run_job"]
 
@@ -61,6 +67,17 @@ def error_handler(api_prefix: str = "/", named: bool = False) -> Callable[[Reque
         return json_response({"error": detail}, status, getattr(exc, "headers", None))
 
     return handle
+
+
+def server_middleware(settings: ServerSettings, guard: GuardSettings, readiness: Readiness,
+                      inner: Sequence[Middleware] = ()) -> list[Middleware]:
+    """The middleware of every server, outermost first: forwarded headers from trusted
+    proxies (when ``settings`` ask for them), admission by bytes received
+    (``settings.admission``), the guard (Host, Origin, token: ``guard``), ``inner`` (e.g.
+    CORS), then the gate that holds requests until the workers are warm (``readiness``)."""
+    proxy = [Middleware(ProxyHeaders, proxy=settings.proxy)] if settings.proxy.active else []
+    return [*proxy, settings.admission.middleware(), Middleware(Guard, settings=guard), *inner,
+            Middleware(WarmGate, readiness=readiness)]
 
 
 def lifespan(start: Iterable[Callable[[], Any]] = (), stop: Iterable[Callable[[], Any]] = ()) -> Callable:

@@ -13,12 +13,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..http.app import error_handler, health, lifespan, run_job
+from ..http.app import error_handler, health, lifespan, run_job, server_middleware
 from ..http.bodies import BodyLimits, read_body
-from ..http.guard import Guard, GuardSettings
+from ..http.guard import GuardSettings
 from ..http.pool import WorkerPool
-from ..http.proxy import ProxyHeaders
-from ..http.ready import Readiness, WarmGate, readyz_route
+from ..http.ready import Readiness, readyz_route
 from ..http.responses import ApiError, error_response, json_response
 from ..http.rules import DEFAULT_CACHE_BYTES, DEFAULT_CACHE_SIZE
 from ..http.settings import ServerSettings
@@ -117,15 +116,14 @@ def create_app(settings: ServerSettings | None = None, *, cache_size: int = DEFA
     routes.append(readyz_route(readiness))
     guard = GuardSettings(hosts=settings.allowed_hosts, check_host="browser", origins=frozenset(cors_origins or ()),
                           token=settings.token)
-    middleware = [Middleware(ProxyHeaders, proxy=settings.proxy)] if settings.proxy.active else []
-    middleware += [admission.middleware(), Middleware(Guard, settings=guard)]
+    cors = []
     if cors_origins:
         from starlette.middleware.cors import CORSMiddleware
 
-        middleware.append(Middleware(CORSMiddleware, allow_origins=list(cors_origins),
-                                     allow_methods=["GET", "POST"], allow_headers=["Content-Type"]))
-    middleware.append(Middleware(WarmGate, readiness=readiness))
-    app = Starlette(routes=routes, middleware=middleware, exception_handlers={HTTPException: error_handler()},
+        cors.append(Middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=["GET", "POST"],
+                               allow_headers=["Content-Type"]))
+    app = Starlette(routes=routes, middleware=server_middleware(settings, guard, readiness, cors),
+                    exception_handlers={HTTPException: error_handler()},
                     lifespan=lifespan(stop=[pool.close]))
     app.state.pool = pool
     app.state.readiness = readiness

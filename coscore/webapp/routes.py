@@ -22,18 +22,16 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
-from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..http.app import error_handler, lifespan
+from ..http.app import error_handler, lifespan, server_middleware
 from ..http.bodies import BodyLimits, read_body
-from ..http.guard import Guard, GuardSettings
+from ..http.guard import GuardSettings
 from ..http.pool import WorkerPool
-from ..http.proxy import ProxyHeaders
-from ..http.ready import Readiness, WarmGate, readyz_route
+from ..http.ready import Readiness, readyz_route
 from ..http.responses import ApiError, error_response, json_response
 from ..http.rules import DEFAULT_CACHE_BYTES, DEFAULT_CACHE_SIZE
 from ..http.settings import ServerSettings
@@ -173,9 +171,7 @@ def create_app(app_dir: str | os.PathLike[str], db: str | os.PathLike[str] = "da
     guard = GuardSettings(hosts=settings.allowed_hosts, check_host="always", token=settings.token,
                           json_prefix="/api/")
     stop = [lambda: runner.close(wait=False), pool.close, store.checkpoint]
-    proxy = [Middleware(ProxyHeaders, proxy=settings.proxy)] if settings.proxy.active else []
-    app = Starlette(routes=routes, middleware=[*proxy, admission.middleware(), Middleware(Guard, settings=guard),
-                                               Middleware(WarmGate, readiness=readiness)],
+    app = Starlette(routes=routes, middleware=server_middleware(settings, guard, readiness),
                     exception_handlers={HTTPException: error_handler("/api/", named=True)},
                     lifespan=lifespan(start=[runner.resume], stop=stop))
     app.state.store = store

@@ -12,16 +12,14 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..http.app import error_handler, health, lifespan
-from ..http.guard import Guard, GuardSettings
+from ..http.app import error_handler, health, lifespan, server_middleware
+from ..http.guard import GuardSettings
 from ..http.pool import WorkerPool
-from ..http.proxy import ProxyHeaders
-from ..http.ready import Readiness, WarmGate, readyz_route
+from ..http.ready import Readiness, readyz_route
 from ..http.rules import DEFAULT_CACHE_BYTES, DEFAULT_CACHE_SIZE
 from ..http.settings import ServerSettings
 from .library import IMPORT_TIME, Library, WorkbenchCatalog
@@ -103,9 +101,7 @@ def create_app(store: str | os.PathLike[str], settings: ServerSettings | None = 
     routes.append(readyz_route(readiness))
     guard = GuardSettings(hosts=settings.allowed_hosts, check_host="always", token=settings.token,
                           json_prefix="/api/")
-    proxy = [Middleware(ProxyHeaders, proxy=settings.proxy)] if settings.proxy.active else []
-    app = Starlette(routes=routes, middleware=[*proxy, admission.middleware(), Middleware(Guard, settings=guard),
-                                               Middleware(WarmGate, readiness=readiness)],
+    app = Starlette(routes=routes, middleware=server_middleware(settings, guard, readiness),
                     exception_handlers={HTTPException: error_handler("/api/", named=True)},
                     lifespan=lifespan(stop=[pool.close, kept.checkpoint]))
     app.state.store = kept
