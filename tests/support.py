@@ -87,11 +87,21 @@ class LiveServer:
 
     def stop(self) -> str:
         """Stop the server; its output."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        return self.process.stdout.read().decode(errors="replace") if self.process.stdout else ""
+        return stop_process(self.process)
+
+
+def stop_process(process: subprocess.Popen, timeout: float = 20) -> str:
+    """End ``process`` (SIGTERM, then SIGKILL after ``timeout`` seconds); what it wrote to
+    its piped stdout, the pipes closed."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:  # pragma: no cover
+            process.kill()
+            process.wait()
+    output = process.stdout.read() if process.stdout else b""
+    for stream in (process.stdout, process.stderr):
+        if stream:
+            stream.close()
+    return output.decode(errors="replace") if isinstance(output, bytes) else output

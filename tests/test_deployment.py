@@ -28,7 +28,7 @@ from coscore.http import client_of  # noqa: E402
 from coscore.http.proxy import Proxy, ProxyHeaders  # noqa: E402
 from coscore.http.settings import ServerSettings  # noqa: E402
 from coscore.server import create_app  # noqa: E402
-from support import coscore_env, wait_until  # noqa: E402
+from support import coscore_env, stop_process, wait_until  # noqa: E402
 
 RULE = {"rule": {"atoms": {"0": {"type": "SM", "desc": "cat"}},
                  "combos": {"A": {"combo": "M(0, T(0))", "score": 1, "mode": "value"}}, "comboMode": "ADD"}}
@@ -173,14 +173,7 @@ def test_uvicorn_factory_with_two_processes(tmp_path):
         answer = httpx.post(url + "/v1/check", json=RULE, timeout=30)
         assert answer.status_code == 200 and answer.json()["valid"] is True
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:  # pragma: no cover
-            proc.kill()
-            proc.wait()
-        if proc.stderr:
-            proc.stderr.close()
+        stop_process(proc)
 
 
 def test_the_app_behind_nginx(tmp_path):

@@ -18,7 +18,7 @@ import pytest
 httpx = pytest.importorskip("httpx")
 pytest.importorskip("uvicorn")
 
-from support import free_port  # noqa: E402
+from support import free_port, stop_process  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_BODY = 64 * 1024
@@ -48,9 +48,7 @@ def server():
     try:
         yield port
     finally:
-        proc.terminate()
-        proc.wait(20)
-        proc.stdout.close()
+        stop_process(proc)
 
 
 def _connect(port: int, client: str) -> socket.socket:

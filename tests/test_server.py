@@ -19,7 +19,7 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
 from coscore.compat import Rule  # noqa: E402
-from support import coscore_env, wait_until  # noqa: E402
+from support import coscore_env, stop_process, wait_until  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).parent / "data"
@@ -83,14 +83,7 @@ def _serve(*flags: str):
     try:
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:  # pragma: no cover
-            proc.kill()
-            proc.wait()
-        if proc.stdout:
-            proc.stdout.close()
+        stop_process(proc, timeout=10)
 
 
 @pytest.fixture(scope="module")

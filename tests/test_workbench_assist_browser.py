@@ -14,17 +14,13 @@ screenshots in the folder the test prints (``COSCORE_ARTEFACTS`` chooses it).
 from __future__ import annotations
 
 import json
-import os
 import re
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from browser_support import by_testid, needs_browser, shown_text, wait
+from support import LiveServer
 
 pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.common.by import By
@@ -48,41 +44,15 @@ BROKEN = [
 pytestmark = needs_browser
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture()
 def server(tmp_path: Path):
     """``coscore workbench`` on the lane-change answers (their marks: ``score``) and rule."""
-    port = _free_port()
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    process = subprocess.Popen(
-        [sys.executable, "-m", "coscore", "workbench", str(DEMO / "lane-change.csv"), "--label", "score",
-         "--rule", str(DEMO / "lane-change.rule.json"), "--store", str(tmp_path / "store"), "--port", str(port),
-         "--log-level", "warning"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    live = LiveServer("workbench", str(DEMO / "lane-change.csv"), "--label", "score", "--rule",
+                      str(DEMO / "lane-change.rule.json"), "--store", str(tmp_path / "store"))
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"coscore workbench exited: {process.stdout.read().decode(errors='replace')}")
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("coscore workbench did not start within 60 s") from None
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}"
+        yield live.url
     finally:
-        process.terminate()
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        live.stop()
 
 
 
