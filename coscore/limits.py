@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import os
 import re
 from dataclasses import dataclass, field
 
 from .errors import CoscoreError
 
-__all__ = ["DEFAULT_LIMITS", "BudgetExceeded", "Limits", "add_arguments", "from_arguments", "parse_size",
-           "rss_bytes"]
+__all__ = ["DEFAULT_LIMITS", "BudgetExceeded", "Limits", "add_arguments", "finite_number", "from_arguments",
+           "parse_size", "rss_bytes"]
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _SIZE = re.compile(r"^\s*(\d+)\s*([kmg]i?b?|b)?\s*$", re.IGNORECASE)
@@ -121,6 +122,18 @@ def rss_bytes(pid: int | str = "self") -> int:
 
 
 # -- command-line flags -------------------------------------------------------------------
+
+
+def finite_number(text: str, low: float, what: str, *, above: bool = False) -> float:
+    """``text`` as a finite number of at least ``low`` (more than ``low`` when ``above``),
+    for an argparse ``type``; the error says it expected ``what``."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < low or (above and value == low):
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+    return value
 
 
 def parse_size(text: str) -> int:

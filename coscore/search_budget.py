@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import CoscoreError
-from .limits import parse_size, rss_bytes
+from .limits import finite_number, parse_size, rss_bytes
 
 __all__ = ["DEFAULT_SEARCH_BUDGET", "Meter", "SearchBudget", "SearchStopped", "add_arguments", "from_arguments"]
 
@@ -144,13 +144,7 @@ class Meter:
 
 
 def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
-    return value
+    return finite_number(text, 0, "a positive number of seconds", above=True)
 
 
 def _memory(text: str) -> int:

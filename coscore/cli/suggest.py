@@ -4,10 +4,10 @@ from their marks, grouped by similarity, with the atom that came closest."""
 from __future__ import annotations
 
 import argparse
-import math
 import os
 from typing import TYPE_CHECKING, Any
 
+from ..limits import finite_number
 from ..search_budget import add_arguments as add_budget_arguments
 from .agreement import (
     add_missing_marks_option,
@@ -58,13 +58,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _z(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"expected a finite number of at least 0, got {text!r}")
-    return value
+    return finite_number(text, 0, "a finite number of at least 0")
 
 
 def run(args: argparse.Namespace) -> int:
