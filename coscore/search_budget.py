@@ -24,13 +24,23 @@ import argparse
 import math
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from .errors import CoscoreError
 from .limits import finite_number, parse_size, rss_bytes
 
-__all__ = ["DEFAULT_SEARCH_BUDGET", "Meter", "SearchBudget", "SearchStopped", "add_arguments", "from_arguments"]
+__all__ = ["BATCH", "DEFAULT_SEARCH_BUDGET", "Meter", "SearchBudget", "SearchStopped", "add_arguments",
+           "from_arguments"]
+
+
+class _Sliceable(Protocol):
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: slice, /) -> Any: ...
+
+
+S = TypeVar("S", bound=_Sliceable)
 
 #: The default wall time of a search, in seconds.
 DEFAULT_SECONDS = 120.0
@@ -38,6 +48,8 @@ DEFAULT_SECONDS = 120.0
 DEFAULT_MEMORY = 1 << 30
 #: How often the resident memory is read, at most (seconds): reading it costs ~10 µs.
 MEMORY_EVERY = 0.02
+#: The answers a search scores between two checks of its budget (:meth:`Meter.batches`).
+BATCH = 1024
 
 
 @dataclass(frozen=True)
@@ -125,6 +137,12 @@ class Meter:
     def elapsed(self) -> float:
         """Seconds since the search started."""
         return time.monotonic() - self.started
+
+    def batches(self, items: S, size: int = BATCH) -> Iterator[S]:
+        """``items`` in slices of ``size``, the budget checked before each."""
+        for start in range(0, len(items), size):
+            self.check()
+            yield items[start:start + size]
 
     def check(self) -> None:
         """Raise :class:`SearchStopped` if the search is over a budget or cancelled."""

@@ -65,10 +65,6 @@ def _phrase_dict(p: Phrase) -> dict[str, Any]:
             "under_scored": p.under, "over_scored": p.over, "examples": p.examples}
 
 
-#: The answers scored between two checks of the budget.
-BATCH = 4096
-
-
 def suggest(rule: Rule | RuleSource, answers: Sequence[Any], marks: Sequence[Any] | np.ndarray, *, top: int = 10,
             min_rows: int = 3, min_z: float = 2.0, examples: int = 3, limit: int = 20,
             similar: float = 0.4, budget: SearchBudget | None = None) -> Suggestions:
@@ -133,11 +129,8 @@ def suggest(rule: Rule | RuleSource, answers: Sequence[Any], marks: Sequence[Any
 
 
 def _scores(rule: Rule, answers: list[list[str]], meter: Meter) -> np.ndarray:
-    """The scores of ``answers``, in batches of :data:`BATCH`, the budget checked before each."""
-    parts = []
-    for start in range(0, len(answers), BATCH):
-        meter.check()
-        parts.append(rule.score_many(answers[start:start + BATCH]).scores)
+    """The scores of ``answers``, in batches, the budget checked before each."""
+    parts = [rule.score_many(part).scores for part in meter.batches(answers)]
     return np.concatenate(parts) if parts else np.empty(0)
 
 

@@ -23,14 +23,14 @@ re-scores only the answers the change can reach:
 The results equal scoring each setting's own rule (up to the sign of a zero), which the
 held-out figures do anyway (:meth:`Outcomes.exact`).
 
-The engine scores answers in batches of :data:`BATCH`, and the search's budget
-(:class:`coscore.search_budget.Meter`) is checked before each batch and each candidate,
+The engine scores answers in batches (:meth:`coscore.search_budget.Meter.batches`), and
+the search's budget is checked before each batch and each candidate,
 so a search over its time or memory stops within a batch's time.
 """
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,8 +43,6 @@ from .space import Space, State
 #: move from), and the fewest kept whatever their size.
 CACHE_BYTES = 256 << 20
 CACHE_MIN = 16
-#: The answers the engine scores between two checks of the budget.
-BATCH = 1024
 
 
 @dataclass
@@ -128,7 +126,7 @@ class Outcomes:
 
         rule = coscore.compile(self.space.rule(state), limits=self.limits)
         wanted = np.asarray(answers, dtype=np.int64)
-        parts = [rule.score_many([self.answers[i] for i in part]).scores for part in self._batches(wanted)]
+        parts = [rule.score_many([self.answers[i] for i in part]).scores for part in self.meter.batches(wanted)]
         return np.concatenate(parts) if parts else np.empty(0)
 
     def kept(self, dropped: frozenset[str]) -> list[int]:
@@ -152,12 +150,6 @@ class Outcomes:
         original rule's stays pinned, since every search starts from it."""
         if state.structure != self.space.original.structure:
             self._pinned.pop(state.structure, None)
-
-    def _batches(self, rows: np.ndarray) -> Iterator[np.ndarray]:
-        """``rows`` in batches of :data:`BATCH`, the budget checked before each."""
-        for start in range(0, len(rows), BATCH):
-            self.meter.check()
-            yield rows[start:start + BATCH]
 
     # -- structures ----------------------------------------------------------------------
     def _structure(self, key: Any, start: Any) -> Scored:
@@ -203,7 +195,7 @@ class Outcomes:
             columns[:, [j for j, c in enumerate(self.space.combos) if c in dropped]] = 0.0
         if rows.size:
             rule = self._unit_rule(key)
-            for part in self._batches(rows):
+            for part in self.meter.batches(rows):
                 batch = rule.score_many([self.answers[i] for i in part])
                 for j in self.kept(dropped):
                     columns[part, j] = batch.combos[self.space.combos[j]]
@@ -268,7 +260,7 @@ class Outcomes:
             probe = coscore.compile({"atoms": {"0": {"type": desc[0], "desc": "0:" + desc[1]}},
                                      "combos": {"A": {"combo": "M(0, T(0))", "score": 1, "mode": "value"}},
                                      "comboMode": "ADD"}, limits=self.limits)
-            for part in self._batches(np.arange(len(new))):
+            for part in self.meter.batches(np.arange(len(new))):
                 values = probe.score_many([[new[i]] for i in part]).combos["A"]
                 known.update(zip((new[i] for i in part), values.tolist()))
             self.work.probed += len(new)
