@@ -70,10 +70,6 @@ class Objective:
         figures = PairColumns(h, p, (centre(h, w), centre(p, w))).figures(Sample(w[None, :]))
         return value(figures, self.metric)
 
-    def __call__(self, scores: np.ndarray) -> float:
-        """The figure of ``scores``, oriented by :func:`gain`."""
-        return gain(self.metric, self.figure(scores))
-
     def failures(self, scores: np.ndarray) -> float:
         """How many rows fail under ``scores``."""
         return float(self.weights[np.isnan(scores[self.answers])].sum())
@@ -81,16 +77,13 @@ class Objective:
 
 @dataclass
 class Found:
-    """What a search ended with (or has reached so far): the ``state``, its oriented figure
-    ``gain`` and the original's, the moves it made, and the figures themselves
-    (``figure``, ``original_figure``; ``None`` when undefined)."""
+    """What a search ended with (or has reached so far): the ``state``, the moves it made,
+    its figure and the original rule's (``None`` when undefined; :func:`gain` orients them)."""
 
     state: State
-    gain: float
-    original_gain: float
     steps: int
-    figure: float | None = None
-    original_figure: float | None = None
+    figure: float | None
+    original_figure: float | None
 
 
 def search(space: Space, outcomes: Outcomes, objective: Objective,
@@ -104,12 +97,12 @@ def search(space: Space, outcomes: Outcomes, objective: Objective,
     outcomes.pin(state)
     scores = outcomes.scores(state)
     figure = first_figure = objective.figure(scores)
-    best = first = gain(objective.metric, figure)
+    best = gain(objective.metric, figure)
     most_failures = objective.failures(scores)
     knobs = space.knobs()
     steps = 0
     if moved_to is not None:
-        moved_to(Found(state, best, first, steps, figure, first_figure))
+        moved_to(Found(state, steps, figure, first_figure))
     while steps < STEPS:
         tried = []
         for position, knob in enumerate(knobs):
@@ -132,8 +125,8 @@ def search(space: Space, outcomes: Outcomes, objective: Objective,
         state = next_state
         steps += 1
         if moved_to is not None:
-            moved_to(Found(state, best, first, steps, figure, first_figure))
-    return Found(state, best, first, steps, figure, first_figure)
+            moved_to(Found(state, steps, figure, first_figure))
+    return Found(state, steps, figure, first_figure)
 
 
 def _order(state: State, knob: Knob) -> float:
